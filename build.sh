@@ -1,0 +1,74 @@
+#!/bin/sh
+# The two Quickstart commands:
+#   ./build.sh demo    install what is missing, build, and run the demo
+#   ./build.sh check   install what is missing, then build and run every suite:
+#                      unit and integration tests in a normal and a sanitizer
+#                      (ASan+UBSan) build, and the fuzzers' corpus replay.
+# It ends with one line, "N passed, N failed", over all suites.
+set -eu
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+install_deps() {
+	sh contrib/install-deps.sh
+}
+
+# configure_build DIR [configure options...]: an out-of-tree build in DIR.
+configure_build() {
+	dir=$1
+	shift
+	if ! [ -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+		autoreconf -fi >/dev/null
+		# automake ships the TAP driver but does not install it by itself.
+		cp "$(automake --print-libdir)/tap-driver.sh" build-aux/
+	fi
+	mkdir -p "$dir"
+	if [ ! -f "$dir/Makefile" ] || [ "$dir/config.status" -ot configure ]; then
+		(cd "$dir" && "$top/configure" -q "$@")
+	fi
+	make -s -C "$dir" -j"$jobs"
+}
+
+# count_results DIR...: sums automake's per-test results (.trs files); a skip
+# counts as a failure, since a suite must never pass by skipping.
+count_results() {
+	find "$@" -name '*.trs' -exec cat {} + 2>/dev/null | awk '
+		/^:test-result: PASS/ { p++ }
+		/^:test-result: (FAIL|XPASS|ERROR|SKIP)/ { f++ }
+		END { printf "%d %d\n", p, f }'
+}
+
+run_check() {
+	configure_build build
+	configure_build build-asan --enable-sanitizers
+	status=0
+	for dir in build build-asan; do
+		find "$dir" -name '*.trs' -delete
+		make -s -C "$dir" -j"$jobs" check || status=1
+	done
+	if [ -d tests/fuzz ] && ls tests/fuzz/fuzz-*.c >/dev/null 2>&1; then
+		CC=clang configure_build build-fuzz --enable-fuzzing
+		find build-fuzz -name '*.trs' -delete
+		make -s -C build-fuzz -j"$jobs" check-fuzz || status=1
+	fi
+	set -- $(count_results build build-asan $( [ -d build-fuzz ] && echo build-fuzz))
+	echo "$1 passed, $2 failed"
+	[ "$2" -eq 0 ] && [ "$status" -eq 0 ]
+}
+
+case "${1:-}" in
+demo)
+	install_deps
+	configure_build build
+	exec sh contrib/demo.sh "$top/build/oz0fs"
+	;;
+check)
+	install_deps
+	run_check
+	;;
+*)
+	echo "usage: $0 demo|check" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,35 @@
+/* The audit log: one JSON line per refusal, never silent.
+ *
+ * {"time":"2026-11-30T08:00:00.123Z","op":"rename","path":".git/config",
+ *  "name":"config","flags":"0x0","rule":"protected","reason":"...","pid":42,"uid":1000}
+ *
+ * Lines go to a file (O_APPEND, one write(2) per line so concurrent writers do
+ * not interleave), else to syslog when daemonised, else to stderr. */
+#pragma once
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+enum audit_sink {
+	AUDIT_STDERR,
+	AUDIT_SYSLOG,
+	AUDIT_FILE,
+};
+
+struct audit;
+
+/* FILE is used for AUDIT_FILE (opened O_APPEND|O_CREAT, mode 0600). Returns
+ * 0 or -errno. */
+int audit_open(enum audit_sink sink, const char *file, struct audit **out);
+void audit_close(struct audit *a);
+
+/* Writes one refusal. OP_NAME is policy_op_name() or a name of the caller's;
+ * FLAGS are the operation's flags (open flags, rename flags, setattr mask). */
+void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
+		   unsigned long flags, pid_t pid, uid_t uid);
+
+/* Formats the JSON line (with '\n') into BUF; returns its length, or -ENOSPC. Exposed for tests. */
+int audit_format(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,
+		 unsigned long flags, pid_t pid, uid_t uid, const struct timespec *when);

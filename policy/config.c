@@ -1,0 +1,419 @@
+/* <config.h>, not "config.h": a quoted include would find policy/config.h
+ * beside this file instead of the build's config.h. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/config.h"
+
+/* A config larger than this is not a config; reading stops there. */
+#define CONFIG_MAX_BYTES (1024 * 1024)
+/* [protect] and [unprotect] together; each path costs a lookup per rebuild. */
+#define CONFIG_MAX_PATHS 4096
+
+const char *const policy_default_tool_paths[] = {
+	".claude", ".codex", ".cursor", ".vscode/tasks.json", ".envrc", NULL,
+};
+
+/* The state of one parse. inih knows line numbers but does not tell the
+ * handler, so our reader counts them: inih asks for exactly one line per
+ * call, and the handler runs before the next line is read. */
+struct config_parser {
+	const char *file;
+	const char *buf;
+	size_t len, pos;
+	int line;
+	int error;      /* first -errno, 0 while all is well */
+	int error_line;
+	char *message;  /* "FILE:LINE: reason" of the first error */
+	struct policy_config *cfg;
+};
+
+static void parser_fail(struct config_parser *p, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Keeps the first error only: later ones are often its consequences. */
+static void parser_fail(struct config_parser *p, int error, const char *fmt, ...)
+{
+	_cleanup_free_ char *reason = NULL;
+	va_list ap;
+	int r;
+
+	if (p->error)
+		return;
+	p->error = error;
+	p->error_line = p->line;
+	va_start(ap, fmt);
+	r = vasprintf(&reason, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		reason = NULL;
+		p->error = -ENOMEM;
+		return;
+	}
+	if (asprintf(&p->message, "%s:%d: %s", p->file, p->line, reason) < 0) {
+		p->message = NULL;
+		p->error = -ENOMEM;
+	}
+}
+
+/* inih's fgets-style reader over the file's bytes. A line inih cannot hold
+ * whole, or one with a NUL (inih would silently cut it there), ends the parse
+ * with an error rather than being read as something else. */
+static char *parser_read_line(char *str, int num, void *stream)
+{
+	struct config_parser *p = stream;
+	const char *start = p->buf + p->pos, *nl;
+	size_t rest = p->len - p->pos, n;
+
+	if (p->error || rest == 0)
+		return NULL;
+	nl = memchr(start, '\n', rest);
+	n = nl ? (size_t)(nl - start) + 1 : rest;
+	p->line++;
+	if (memchr(start, '\0', n)) {
+		parser_fail(p, -EINVAL, "a NUL byte in the line");
+		return NULL;
+	}
+	/* inih needs room for '\r', '\n' and '\0' after the text. */
+	if (num < 3 || n - (nl ? 1 : 0) > (size_t)num - 3) {
+		parser_fail(p, -EINVAL, "line longer than %d bytes", num - 3);
+		return NULL;
+	}
+	memcpy(str, start, n);
+	str[n] = '\0';
+	p->pos += n;
+	return str;
+}
+
+/* Tree-relative paths in one spelling: no empty, '.' or leading/trailing
+ * components, so ".//.vscode/./tasks.json/" is ".vscode/tasks.json". Returns
+ * the malloc'd path, or NULL with the parser failed. */
+static char *normalise_path(struct config_parser *p, const char *value)
+{
+	_cleanup_free_ char *out = NULL;
+	const char *s = value;
+	size_t len = 0;
+
+	if (value[0] == '\0') {
+		parser_fail(p, -EINVAL, "empty path");
+		return NULL;
+	}
+	if (value[0] == '/') {
+		parser_fail(p, -EINVAL, "'%s' is absolute: paths are relative to the tree", value);
+		return NULL;
+	}
+	if (strlen(value) >= PATH_MAX) {
+		parser_fail(p, -ENAMETOOLONG, "path longer than %d bytes", PATH_MAX - 1);
+		return NULL;
+	}
+	out = malloc(strlen(value) + 1);
+	if (!out) {
+		parser_fail(p, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.') {
+			parser_fail(p, -EINVAL, "'%s' contains '..': paths must stay inside the tree", value);
+			return NULL;
+		}
+		if (n > NAME_MAX) {
+			parser_fail(p, -ENAMETOOLONG, "a component of '%s' is longer than %d bytes", value,
+				    NAME_MAX);
+			return NULL;
+		}
+		if (n > 0 && !(n == 1 && s[0] == '.')) {
+			if (len > 0)
+				out[len++] = '/';
+			memcpy(out + len, s, n);
+			len += n;
+		}
+		s += n;
+		s += strspn(s, "/");
+	}
+	if (len == 0) {
+		parser_fail(p, -EINVAL, "'%s' names the whole tree: mount it read-only instead", value);
+		return NULL;
+	}
+	out[len] = '\0';
+	return TAKE_PTR(out);
+}
+
+static bool path_has_component(const char *path, const char *comp)
+{
+	size_t clen = strlen(comp);
+
+	for (const char *s = path; *s; s += strcspn(s, "/"), s += strspn(s, "/"))
+		if (strncmp(s, comp, clen) == 0 && (s[clen] == '/' || s[clen] == '\0'))
+			return true;
+	return false;
+}
+
+static bool is_default_tool_path(const char *path)
+{
+	for (size_t i = 0; policy_default_tool_paths[i]; i++)
+		if (strcmp(path, policy_default_tool_paths[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Adds PATH (taking it) to a list unless it is there already. */
+static int list_add(struct config_parser *p, char ***list, size_t *n, char *path)
+{
+	_cleanup_free_ char *owned = path;
+	char **grown;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], owned) == 0)
+			return 0;
+	if (p->cfg->n_protect + p->cfg->n_unprotect >= CONFIG_MAX_PATHS) {
+		parser_fail(p, -E2BIG, "more than %d paths", CONFIG_MAX_PATHS);
+		return p->error;
+	}
+	grown = reallocarray(*list, *n + 1, sizeof(**list));
+	if (!grown) {
+		parser_fail(p, -ENOMEM, "out of memory");
+		return p->error;
+	}
+	*list = grown;
+	(*list)[(*n)++] = TAKE_PTR(owned);
+	return 0;
+}
+
+static int parse_protect_path(struct config_parser *p, const char *value)
+{
+	char *path = normalise_path(p, value);
+
+	if (!path)
+		return p->error;
+	return list_add(p, &p->cfg->protect, &p->cfg->n_protect, path);
+}
+
+static int parse_unprotect_path(struct config_parser *p, const char *value)
+{
+	_cleanup_free_ char *path = normalise_path(p, value);
+
+	if (!path)
+		return p->error;
+	if (path_has_component(path, ".git")) {
+		parser_fail(p, -EINVAL, "'%s' cannot be unprotected: Git metadata is always protected", path);
+		return p->error;
+	}
+	if (!is_default_tool_path(path)) {
+		parser_fail(p, -EINVAL,
+			    "'%s' cannot be unprotected: [unprotect] frees only .claude, .codex, .cursor, "
+			    ".vscode/tasks.json or .envrc",
+			    path);
+		return p->error;
+	}
+	return list_add(p, &p->cfg->unprotect, &p->cfg->n_unprotect, TAKE_PTR(path));
+}
+
+static int parse_audit_file(struct config_parser *p, const char *value)
+{
+	if (value[0] != '/') {
+		parser_fail(p, -EINVAL, "audit file '%s' is not an absolute path", value);
+		return p->error;
+	}
+	if (p->cfg->audit_file) {
+		parser_fail(p, -EINVAL, "audit file given twice");
+		return p->error;
+	}
+	p->cfg->audit_file = strdup(value);
+	if (!p->cfg->audit_file) {
+		parser_fail(p, -ENOMEM, "out of memory");
+		return p->error;
+	}
+	return 0;
+}
+
+static int parse_audit_syslog(struct config_parser *p, const char *value)
+{
+	static const char *const yes[] = { "yes", "true", "1" }, *const no[] = { "no", "false", "0" };
+
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+		if (strcmp(value, yes[i]) == 0) {
+			p->cfg->audit_syslog = true;
+			return 0;
+		}
+		if (strcmp(value, no[i]) == 0) {
+			p->cfg->audit_syslog = false;
+			return 0;
+		}
+	}
+	parser_fail(p, -EINVAL, "syslog = '%s': expected yes, no, true, false, 1 or 0", value);
+	return p->error;
+}
+
+static const struct config_key {
+	const char *section;
+	const char *key;
+	int (*parse)(struct config_parser *p, const char *value);
+} config_keys[] = {
+	{ "protect", "path", parse_protect_path },
+	{ "unprotect", "path", parse_unprotect_path },
+	{ "audit", "file", parse_audit_file },
+	{ "audit", "syslog", parse_audit_syslog },
+};
+
+static bool section_known(const char *section)
+{
+	for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
+		if (strcmp(config_keys[i].section, section) == 0)
+			return true;
+	return false;
+}
+
+/* inih's handler: non-zero means success, so this is the one place where our
+ * -errno turns into inih's convention. */
+static int parser_handle(void *user, const char *section, const char *key, const char *value)
+{
+	struct config_parser *p = user;
+
+	if (p->error)
+		return 0;
+	if (section[0] == '\0') {
+		parser_fail(p, -EINVAL, "'%s' outside a section", key);
+		return 0;
+	}
+	if (!section_known(section)) {
+		parser_fail(p, -EINVAL, "unknown section [%s]", section);
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
+		if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].key, key) == 0)
+			return config_keys[i].parse(p, value) >= 0;
+	parser_fail(p, -EINVAL, "unknown key '%s' in [%s]", key, section);
+	return 0;
+}
+
+/* Reads the whole file, a regular one of at most CONFIG_MAX_BYTES; O_NONBLOCK
+ * so a FIFO put in its place cannot stall the start. */
+static int read_config_file(const char *file, char **buf, size_t *len, char **errmsg)
+{
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_free_ char *data = NULL;
+	size_t n = 0;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int r = negative_errno();
+		if (asprintf(errmsg, "%s: cannot read: %s", file, strerror(-r)) < 0)
+			*errmsg = NULL;
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (asprintf(errmsg, "%s: not a regular file", file) < 0)
+			*errmsg = NULL;
+		return -EINVAL;
+	}
+	data = malloc(CONFIG_MAX_BYTES + 1);
+	if (!data)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r = read(fd, data + n, CONFIG_MAX_BYTES + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = negative_errno();
+			if (asprintf(errmsg, "%s: cannot read: %s", file, strerror((int)-r)) < 0)
+				*errmsg = NULL;
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > CONFIG_MAX_BYTES) {
+			if (asprintf(errmsg, "%s: larger than %d bytes", file, CONFIG_MAX_BYTES) < 0)
+				*errmsg = NULL;
+			return -EFBIG;
+		}
+	}
+	*buf = TAKE_PTR(data);
+	*len = n;
+	return 0;
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct policy_config *, policy_config_free)
+
+static int parse_config(struct config_parser *p, char **errmsg)
+{
+	int r = ini_parse_stream(parser_read_line, p, parser_handle, p);
+
+	/* inih reports the first line it could not parse; we report the first
+	 * line our handler or reader refused; the earlier one is the error. */
+	if (r > 0 && (!p->error || r < p->error_line)) {
+		free(p->message);
+		p->message = NULL;
+		if (asprintf(&p->message, "%s:%d: expected '[section]' or 'key = value'", p->file, r) < 0)
+			p->message = NULL;
+		p->error = -EINVAL;
+	} else if (r < 0 && !p->error) {
+		p->error = -ENOMEM;
+	}
+	*errmsg = TAKE_PTR(p->message);
+	return p->error;
+}
+
+int policy_config_load(const char *file, struct policy_config **out, char **errmsg)
+{
+	_cleanup_(policy_config_freep) struct policy_config *cfg = calloc(1, sizeof(*cfg));
+	_cleanup_free_ char *buf = NULL;
+	struct config_parser p = { .file = file };
+	int r;
+
+	*errmsg = NULL;
+	if (!cfg)
+		return -ENOMEM;
+	if (file) {
+		r = read_config_file(file, &buf, &p.len, errmsg);
+		if (r < 0)
+			return r;
+		p.buf = buf;
+		p.cfg = cfg;
+		r = parse_config(&p, errmsg);
+		if (r < 0)
+			return r;
+	}
+	*out = TAKE_PTR(cfg);
+	return 0;
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+void policy_config_free(struct policy_config *c)
+{
+	if (!c)
+		return;
+	free_list(c->protect, c->n_protect);
+	free_list(c->unprotect, c->n_unprotect);
+	free(c->audit_file);
+	free(c);
+}
+
+bool policy_config_unprotected(const struct policy_config *c, const char *path)
+{
+	if (!c || !is_default_tool_path(path))
+		return false;
+	for (size_t i = 0; i < c->n_unprotect; i++)
+		if (strcmp(c->unprotect[i], path) == 0)
+			return true;
+	return false;
+}

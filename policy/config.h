@@ -1,0 +1,40 @@
+/* The INI configuration (inih), read only from a file outside the tree.
+ *
+ *   [protect]            ; extra tree-relative paths held read-only (seed: sandbox.protect)
+ *   path = .mcp.json
+ *   path = .idea
+ *   [unprotect]          ; frees one of the editor/agent defaults (seed: sandbox.unprotect)
+ *   path = .envrc
+ *   [audit]
+ *   file = /var/log/oz0fs/audit.log
+ *   syslog = yes|no
+ *
+ * A bad file refuses with "FILE:LINE: reason" in *errmsg.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define POLICY_CONFIG_DEFAULT_FILE "/etc/oz0fs/oz0fs.conf"
+
+struct policy_config {
+	char **protect;      /* normalised tree-relative paths: no '/', '.', '..' or empty components at the edges */
+	size_t n_protect;
+	char **unprotect;
+	size_t n_unprotect;
+	char *audit_file;    /* NULL when unset */
+	bool audit_syslog;   /* also send refusals to syslog */
+};
+
+/* Returns 0 and a config, or -errno with a malloc'd one-line message. A NULL
+ * FILE yields the defaults (all empty). */
+int policy_config_load(const char *file, struct policy_config **out, char **errmsg);
+void policy_config_free(struct policy_config *c);
+
+/* The editor and agent paths protected by default at the tree root
+ * (.claude, .codex, .cursor, .vscode/tasks.json, .envrc), NULL-terminated. */
+extern const char *const policy_default_tool_paths[];
+
+/* True when PATH is a default tool path that [unprotect] frees. */
+bool policy_config_unprotected(const struct policy_config *c, const char *path);
