@@ -1,1 +1,188 @@
-/* placeholder: being written */
+/* The static model: which paths to protect and why, built into a snapshot
+ * from the tree's fd, and rebuilt whole when a watched entry changes. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/log.h"
+#include "git/model-internal.h"
+#include "git/model.h"
+
+/* The editor and agent paths, with what each would run; same order as
+ * policy_default_tool_paths. */
+static const struct {
+	const char *path;
+	const char *reason;
+} tool_paths[] = {
+	{ ".claude", "Claude Code settings can run commands" },
+	{ ".codex", "Codex settings can run commands" },
+	{ ".cursor", "Cursor settings can run commands" },
+	{ ".vscode/tasks.json", "VS Code runs the tasks it lists" },
+	{ ".envrc", "direnv runs it when a shell enters the folder" },
+};
+
+struct model_target {
+	char *path;
+	char *reason;
+};
+
+struct git_model {
+	int rootfd;                    /* the caller's, immutable */
+	struct model_target *targets;  /* immutable after git_model_new */
+	size_t n_targets;
+	struct policy_holder *holder;  /* thread-safe itself */
+	pthread_mutex_t rebuild_lock;  /* one rebuild+publish at a time, so an older build never wins */
+};
+
+static int add_target(struct git_model *m, const char *path, const char *reason)
+{
+	struct model_target *grown = reallocarray(m->targets, m->n_targets + 1, sizeof(*m->targets));
+	struct model_target *t;
+
+	if (!grown)
+		return -ENOMEM;
+	m->targets = grown;
+	t = &m->targets[m->n_targets];
+	t->path = strdup(path);
+	t->reason = strdup(reason);
+	if (!t->path || !t->reason) {
+		free(t->path);
+		free(t->reason);
+		return -ENOMEM;
+	}
+	m->n_targets++;
+	return 0;
+}
+
+/* The defaults minus [unprotect], plus [protect]; copied, so the config
+ * need not outlive the model. */
+static int collect_targets(struct git_model *m, const struct policy_config *cfg)
+{
+	_cleanup_free_ char *protect_reason = NULL;
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(tool_paths); i++) {
+		if (policy_config_unprotected(cfg, tool_paths[i].path))
+			continue;
+		r = add_target(m, tool_paths[i].path, tool_paths[i].reason);
+		if (r < 0)
+			return r;
+	}
+	if (!cfg || cfg->n_protect == 0)
+		return 0;
+	if (asprintf(&protect_reason, "named in [protect] of %s", cfg->file ? cfg->file : "the configuration") < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->n_protect; i++) {
+		r = add_target(m, cfg->protect[i], protect_reason);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int build_all(const struct git_model *m, struct model_build *mb)
+{
+	int r = model_protect_git(mb);
+
+	for (size_t i = 0; r >= 0 && i < m->n_targets; i++)
+		r = model_protect_path(mb, m->targets[i].path, m->targets[i].reason);
+	return r;
+}
+
+/* A whole snapshot from the tree as it is now, or -errno and a reason. */
+static int model_build(const struct git_model *m, struct policy_snapshot **out, char **errmsg)
+{
+	struct model_build mb = { .b = policy_builder_new(), .rootfd = m->rootfd };
+	int r;
+
+	if (!mb.b)
+		return -ENOMEM;
+	r = build_all(m, &mb);
+	if (r < 0) {
+		policy_builder_free(mb.b);
+	} else {
+		*out = policy_builder_finish(mb.b);
+		if (!*out)
+			r = -ENOMEM;
+	}
+	if (r < 0 && !mb.errmsg && asprintf(&mb.errmsg, "cannot build the protection model: %s", strerror(-r)) < 0)
+		mb.errmsg = NULL;
+	*errmsg = TAKE_PTR(mb.errmsg);
+	return r;
+}
+
+int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model **out, char **errmsg)
+{
+	struct git_model *m = calloc(1, sizeof(*m));
+	struct policy_snapshot *s = NULL;
+	int r;
+
+	*errmsg = NULL;
+	if (!m)
+		return -ENOMEM;
+	m->rootfd = rootfd;
+	r = -pthread_mutex_init(&m->rebuild_lock, NULL);
+	if (r < 0) {
+		free(m);
+		return r;
+	}
+	r = collect_targets(m, cfg);
+	if (r >= 0)
+		r = model_build(m, &s, errmsg);
+	if (r >= 0) {
+		m->holder = policy_holder_new(s);
+		if (!m->holder) {
+			policy_snapshot_release(s);
+			r = -ENOMEM;
+		}
+	}
+	if (r < 0) {
+		git_model_free(m);
+		return r;
+	}
+	*out = m;
+	return 0;
+}
+
+void git_model_free(struct git_model *m)
+{
+	if (!m)
+		return;
+	if (m->holder)
+		policy_holder_free(m->holder);
+	for (size_t i = 0; i < m->n_targets; i++) {
+		free(m->targets[i].path);
+		free(m->targets[i].reason);
+	}
+	free(m->targets);
+	pthread_mutex_destroy(&m->rebuild_lock);
+	free(m);
+}
+
+struct policy_holder *git_model_holder(struct git_model *m)
+{
+	return m->holder;
+}
+
+/* The static model is small, so a change anywhere rebuilds all of it: the
+ * entry that changed only tells us that something did. */
+void git_model_changed(struct git_model *m, struct policy_id parent, const char *name)
+{
+	_cleanup_free_ char *errmsg = NULL;
+	struct policy_snapshot *s = NULL;
+	int r;
+
+	pthread_mutex_lock(&m->rebuild_lock);
+	r = model_build(m, &s, &errmsg);
+	if (r >= 0)
+		policy_holder_publish(m->holder, s);
+	pthread_mutex_unlock(&m->rebuild_lock);
+	if (r < 0)
+		log_debug("after a change of '%s' in %llu:%llu, keeping the last protection model: %s", name,
+			  (unsigned long long)parent.dev, (unsigned long long)parent.ino, errmsg ? errmsg : strerror(-r));
+}

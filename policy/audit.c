@@ -1,1 +1,263 @@
-/* placeholder: being written */
+/* <config.h>, not "config.h": a quoted include would find policy/config.h
+ * beside this file instead of the build's config.h. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/audit.h"
+
+/* Most lines fit; a longer one (a long path of escaped bytes) is malloc'd. */
+#define AUDIT_LINE_STACK 2048
+
+struct audit {
+	enum audit_sink sink;
+	int fd;                /* AUDIT_FILE's descriptor (immutable), else -1 */
+	pthread_mutex_t lock;  /* serialises writes, so lines never interleave */
+};
+
+/* An snprintf-like buffer: it counts every byte it is given and stores those
+ * that fit, so one pass both formats and measures. */
+struct out {
+	char *buf;
+	size_t size, len;
+};
+
+static void out_char(struct out *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void out_printf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct out *o, const char *fmt, ...)
+{
+	size_t room = o->len < o->size ? o->size - o->len : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (size_t)n;
+}
+
+/* Length of the well-formed UTF-8 sequence at S (at most LEFT bytes), or 0
+ * when it is not one: overlong forms, surrogates and code points past
+ * U+10FFFF are refused, as a strict JSON reader refuses them. */
+static size_t utf8_sequence(const unsigned char *s, size_t left)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (n > left)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A JSON string, or null. Control characters, DEL and every byte that is not
+ * part of well-formed UTF-8 become \u00XX, so the line is valid JSON whatever
+ * bytes an agent put in a file name. */
+static void out_json_string(struct out *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	if (!str) {
+		out_printf(o, "null");
+		return;
+	}
+	out_char(o, '"');
+	while (*s) {
+		size_t n = *s >= 0x80 ? utf8_sequence(s, strnlen((const char *)s, 4)) : 1;
+
+		if (*s == '"' || *s == '\\') {
+			out_char(o, '\\');
+			out_char(o, (char)*s);
+		} else if (*s < 0x20 || *s == 0x7f || n == 0) {
+			out_printf(o, "\\u%04x", *s);
+			n = 1;
+		} else {
+			for (size_t i = 0; i < n; i++)
+				out_char(o, (char)s[i]);
+		}
+		s += n;
+	}
+	out_char(o, '"');
+}
+
+static void out_time(struct out *o, const struct timespec *when)
+{
+	struct tm tm;
+	char stamp[32];
+
+	if (!gmtime_r(&when->tv_sec, &tm) || strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		out_printf(o, "null");
+		return;
+	}
+	out_printf(o, "\"%s.%03ldZ\"", stamp, when->tv_nsec / 1000000);
+}
+
+/* Formats into BUF (NUL-terminated when anything fits) and returns the full
+ * length the line needs, without the NUL. */
+static size_t format_line(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,
+			  unsigned long flags, pid_t pid, uid_t uid, const struct timespec *when)
+{
+	struct out o = { .buf = buf, .size = size };
+
+	out_printf(&o, "{\"time\":");
+	out_time(&o, when);
+	out_printf(&o, ",\"op\":");
+	out_json_string(&o, op_name);
+	out_printf(&o, ",\"path\":");
+	out_json_string(&o, v->path);
+	out_printf(&o, ",\"name\":");
+	out_json_string(&o, v->name);
+	out_printf(&o, ",\"flags\":\"0x%lx\",\"rule\":", flags);
+	out_json_string(&o, v->rule);
+	out_printf(&o, ",\"reason\":");
+	out_json_string(&o, v->reason);
+	out_printf(&o, ",\"pid\":%ld,\"uid\":%lu}\n", (long)pid, (unsigned long)uid);
+	if (size > 0)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+	return o.len;
+}
+
+int audit_format(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,
+		 unsigned long flags, pid_t pid, uid_t uid, const struct timespec *when)
+{
+	size_t n = format_line(buf, size, op_name, v, flags, pid, uid, when);
+
+	return n < size ? (int)n : -ENOSPC;
+}
+
+int audit_open(enum audit_sink sink, const char *file, struct audit **out)
+{
+	_cleanup_free_ struct audit *a = calloc(1, sizeof(*a));
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->sink = sink;
+	a->fd = -1;
+	if (sink == AUDIT_FILE) {
+		if (!file)
+			return -EINVAL;
+		a->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+		if (a->fd < 0)
+			return negative_errno();
+	}
+	r = pthread_mutex_init(&a->lock, NULL);
+	if (r != 0) {
+		closep(&a->fd);
+		return -r;
+	}
+	*out = TAKE_PTR(a);
+	return 0;
+}
+
+void audit_close(struct audit *a)
+{
+	if (!a)
+		return;
+	closep(&a->fd);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
+/* One write(2) for the whole line: with O_APPEND the kernel places it whole
+ * at the end, so other writers (another mount, logrotate's copy) never split
+ * it. A short write counts as a failure. */
+static bool write_whole(int fd, const char *line, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, line, len);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+static void send_syslog(const char *line, size_t len)
+{
+	/* Without the trailing newline: syslog makes its own records. */
+	syslog(LOG_AUTHPRIV | LOG_WARNING, "%.*s", (int)(len > 0 ? len - 1 : 0), line);
+}
+
+static void emit(struct audit *a, const char *line, size_t len)
+{
+	enum audit_sink sink = a ? a->sink : AUDIT_STDERR;
+	bool written = false;
+
+	if (sink == AUDIT_SYSLOG) {
+		send_syslog(line, len);
+		return;
+	}
+	if (a)
+		pthread_mutex_lock(&a->lock);
+	written = write_whole(sink == AUDIT_FILE ? a->fd : STDERR_FILENO, line, len);
+	if (a)
+		pthread_mutex_unlock(&a->lock);
+	/* A refusal is never silent: what the file or stderr did not take goes
+	 * to syslog. */
+	if (!written)
+		send_syslog(line, len);
+}
+
+void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
+		   unsigned long flags, pid_t pid, uid_t uid)
+{
+	char stack[AUDIT_LINE_STACK];
+	_cleanup_free_ char *heap = NULL;
+	struct timespec now;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = format_line(stack, sizeof(stack), op_name, v, flags, pid, uid, &now);
+	if (n < sizeof(stack)) {
+		emit(a, stack, n);
+		return;
+	}
+	heap = malloc(n + 1);
+	if (!heap) {
+		/* Still say that something was refused, without the long parts. */
+		syslog(LOG_AUTHPRIV | LOG_WARNING, "refused %s (%s) by pid %ld; the audit line did not fit in memory",
+		       op_name ? op_name : "?", v->rule ? v->rule : "?", (long)pid);
+		return;
+	}
+	format_line(heap, n + 1, op_name, v, flags, pid, uid, &now);
+	emit(a, heap, n);
+}

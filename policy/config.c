@@ -299,6 +299,20 @@ static int parser_handle(void *user, const char *section, const char *key, const
 	return 0;
 }
 
+static int file_error(char **errmsg, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A refusal about the file as a whole: "FILE: reason". */
+static int file_error(char **errmsg, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(errmsg, fmt, ap) < 0)
+		*errmsg = NULL;
+	va_end(ap);
+	return error;
+}
+
 /* Reads the whole file, a regular one of at most CONFIG_MAX_BYTES; O_NONBLOCK
  * so a FIFO put in its place cannot stall the start. */
 static int read_config_file(const char *file, char **buf, size_t *len, char **errmsg)
@@ -308,38 +322,25 @@ static int read_config_file(const char *file, char **buf, size_t *len, char **er
 	size_t n = 0;
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		int r = negative_errno();
-		if (asprintf(errmsg, "%s: cannot read: %s", file, strerror(-r)) < 0)
-			*errmsg = NULL;
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		if (asprintf(errmsg, "%s: not a regular file", file) < 0)
-			*errmsg = NULL;
-		return -EINVAL;
-	}
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return file_error(errmsg, negative_errno(), "%s: cannot read: %m", file);
+	if (!S_ISREG(st.st_mode))
+		return file_error(errmsg, -EINVAL, "%s: not a regular file", file);
 	data = malloc(CONFIG_MAX_BYTES + 1);
 	if (!data)
 		return -ENOMEM;
 	for (;;) {
 		ssize_t r = read(fd, data + n, CONFIG_MAX_BYTES + 1 - n);
+
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			r = negative_errno();
-			if (asprintf(errmsg, "%s: cannot read: %s", file, strerror((int)-r)) < 0)
-				*errmsg = NULL;
-			return (int)r;
-		}
+		if (r < 0)
+			return file_error(errmsg, negative_errno(), "%s: cannot read: %m", file);
 		if (r == 0)
 			break;
 		n += (size_t)r;
-		if (n > CONFIG_MAX_BYTES) {
-			if (asprintf(errmsg, "%s: larger than %d bytes", file, CONFIG_MAX_BYTES) < 0)
-				*errmsg = NULL;
-			return -EFBIG;
-		}
+		if (n > CONFIG_MAX_BYTES)
+			return file_error(errmsg, -EFBIG, "%s: larger than %d bytes", file, CONFIG_MAX_BYTES);
 	}
 	*buf = TAKE_PTR(data);
 	*len = n;
@@ -378,6 +379,9 @@ int policy_config_load(const char *file, struct policy_config **out, char **errm
 	if (!cfg)
 		return -ENOMEM;
 	if (file) {
+		cfg->file = strdup(file);
+		if (!cfg->file)
+			return -ENOMEM;
 		r = read_config_file(file, &buf, &p.len, errmsg);
 		if (r < 0)
 			return r;
@@ -405,6 +409,7 @@ void policy_config_free(struct policy_config *c)
 	free_list(c->protect, c->n_protect);
 	free_list(c->unprotect, c->n_unprotect);
 	free(c->audit_file);
+	free(c->file);
 	free(c);
 }
 

@@ -25,6 +25,7 @@ struct policy_config {
 	size_t n_unprotect;
 	char *audit_file;    /* NULL when unset */
 	bool audit_syslog;   /* also send refusals to syslog */
+	char *file;          /* the file read, for reasons like "named in [protect] of FILE"; NULL for the defaults */
 };
 
 /* Returns 0 and a config, or -errno with a malloc'd one-line message. A NULL

@@ -1,2 +1,381 @@
-/* placeholder: being written */
-int main(void) { return 1; }
+/* oz0fs: mounts a tree, refusing every write to protected Git metadata and
+ * agent/editor files.
+ *
+ *   oz0fs [-f] [-d] [-o OPT[,OPT...]] [--config FILE] SOURCE MOUNTPOINT
+ *
+ * Start-up refusals are one line on stderr: exit 2 for a bad command line,
+ * 1 for anything else. Without -f the command returns only once the mount is
+ * live (0) or has failed (non-zero), and the daemon carries on. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/log.h"
+#include "fs/fs.h"
+#include "git/model.h"
+#include "policy/audit.h"
+#include "policy/config.h"
+
+#define EXIT_USAGE 2
+
+struct args {
+	bool foreground;
+	bool debug;
+	const char *config;
+	const char *audit_file;
+	const char *source;
+	const char *mountpoint;
+	char *fuse_opts; /* generic options passed on to libfuse */
+	struct fs_options fs;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: oz0fs [-f] [-d] [-o OPT[,OPT...]] [--config FILE] SOURCE MOUNTPOINT\n"
+		"Mounts SOURCE on MOUNTPOINT (they may be the same directory), refusing every\n"
+		"write to protected Git metadata and agent/editor files with EACCES.\n"
+		"\n"
+		"  -f                 stay in the foreground (refusals are audited on stderr)\n"
+		"  -d                 debug: -f plus a trace of every FUSE request\n"
+		"  --config FILE      the configuration (default " POLICY_CONFIG_DEFAULT_FILE " if present)\n"
+		"  --help, --version\n"
+		"\n"
+		"Options (-o):\n"
+		"  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
+		"                           also changed from outside the mount (default: always)\n"
+		"  audit=FILE               append refusals to FILE (default: the config's, else\n"
+		"                           syslog, or stderr with -f)\n"
+		"  allow_other, default_permissions   on by default as root\n"
+		"  ro                       read-only\n"
+		"  fsname=, subtype=, max_read=, auto_unmount, noatime, nodiratime, relatime,\n"
+		"  noexec, nosuid, nodev, sync, dirsync   passed to FUSE\n"
+		"\n"
+		"Unmount with 'fusermount3 -u MOUNTPOINT' or 'umount MOUNTPOINT'.\n");
+}
+
+static _Noreturn void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static _Noreturn void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("oz0fs: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+/* ---- -o options: a table, one small handler each --------------------------- */
+
+static int opt_cache(struct args *a, const char *value)
+{
+	static const char *const names[] = {
+		[FS_CACHE_NEVER] = "never",
+		[FS_CACHE_AUTO] = "auto",
+		[FS_CACHE_ALWAYS] = "always",
+	};
+	for (size_t k = 0; k < ELEMENTSOF(names); k++) {
+		if (strcmp(value, names[k]) == 0) {
+			a->fs.cache = (enum fs_cache)k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int opt_audit(struct args *a, const char *value)
+{
+	if (!*value)
+		return -EINVAL;
+	a->audit_file = value;
+	return 0;
+}
+
+static int opt_allow_other(struct args *a, const char *value)
+{
+	a->fs.allow_other = true;
+	return 0;
+}
+
+static int opt_default_permissions(struct args *a, const char *value)
+{
+	a->fs.default_permissions = true;
+	return 0;
+}
+
+static int opt_ro(struct args *a, const char *value)
+{
+	a->fs.read_only = true;
+	return 0;
+}
+
+static int opt_rw(struct args *a, const char *value)
+{
+	a->fs.read_only = false;
+	return 0;
+}
+
+static int opt_fsname(struct args *a, const char *value)
+{
+	a->fs.fsname = value;
+	return 0;
+}
+
+/* Set by the name alone (and value NULL), or NAME=VALUE when the name ends in '='. */
+static const struct mount_option {
+	const char *name;
+	int (*set)(struct args *a, const char *value); /* NULL: passed on to libfuse */
+} mount_options[] = {
+	{ "cache=", opt_cache },
+	{ "audit=", opt_audit },
+	{ "allow_other", opt_allow_other },
+	{ "default_permissions", opt_default_permissions },
+	{ "ro", opt_ro },
+	{ "rw", opt_rw },
+	{ "fsname=", opt_fsname },
+	{ "subtype=", NULL },
+	{ "max_read=", NULL },
+	{ "auto_unmount", NULL },
+	{ "noatime", NULL },
+	{ "nodiratime", NULL },
+	{ "relatime", NULL },
+	{ "noexec", NULL },
+	{ "nosuid", NULL },
+	{ "nodev", NULL },
+	{ "sync", NULL },
+	{ "dirsync", NULL },
+};
+
+static const struct mount_option *find_option(const char *opt, const char **value)
+{
+	for (size_t k = 0; k < ELEMENTSOF(mount_options); k++) {
+		const char *name = mount_options[k].name;
+		size_t len = strlen(name);
+		bool takes_value = name[len - 1] == '=';
+		if (takes_value ? strncmp(opt, name, len) == 0 : strcmp(opt, name) == 0) {
+			*value = takes_value ? opt + len : NULL;
+			return &mount_options[k];
+		}
+	}
+	return NULL;
+}
+
+static int pass_to_fuse(struct args *a, const char *opt)
+{
+	char *joined;
+
+	if (asprintf(&joined, "%s%s%s", a->fuse_opts ? a->fuse_opts : "", a->fuse_opts ? "," : "", opt) < 0)
+		return -ENOMEM;
+	free(a->fuse_opts);
+	a->fuse_opts = joined;
+	return 0;
+}
+
+static void parse_one_option(struct args *a, char *opt)
+{
+	const char *value;
+	const struct mount_option *o = find_option(opt, &value);
+
+	if (!o)
+		die(EXIT_USAGE, "unknown option '-o %s' (see oz0fs --help)", opt);
+	int r = o->set ? o->set(a, value) : pass_to_fuse(a, opt);
+	if (r == -ENOMEM)
+		die(1, "out of memory");
+	if (r < 0)
+		die(EXIT_USAGE, "bad value in '-o %s' (see oz0fs --help)", opt);
+}
+
+/* Splits a comma-separated -o list in place; the pieces stay in argv. */
+static void parse_options(struct args *a, char *list)
+{
+	while (list) {
+		char *comma = strchr(list, ',');
+		if (comma)
+			*comma = '\0';
+		if (*list)
+			parse_one_option(a, list);
+		list = comma ? comma + 1 : NULL;
+	}
+}
+
+enum { LONG_CONFIG = 256, LONG_HELP, LONG_VERSION };
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option longs[] = {
+		{ "config", required_argument, NULL, LONG_CONFIG },
+		{ "help", no_argument, NULL, LONG_HELP },
+		{ "version", no_argument, NULL, LONG_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "fdo:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			a->foreground = true;
+			break;
+		case 'd':
+			a->foreground = a->debug = a->fs.debug = true;
+			break;
+		case 'o':
+			parse_options(a, optarg);
+			break;
+		case LONG_CONFIG:
+			a->config = optarg;
+			break;
+		case LONG_HELP:
+			usage(stdout);
+			exit(0);
+		case LONG_VERSION:
+			printf("oz0fs %s\n", PACKAGE_VERSION);
+			exit(0);
+		default:
+			die(EXIT_USAGE, "bad option '%s' (see oz0fs --help)", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		die(EXIT_USAGE, "expected SOURCE and MOUNTPOINT (see oz0fs --help)");
+	a->source = argv[optind];
+	a->mountpoint = argv[optind + 1];
+	a->fs.fsname = a->fs.fsname ? a->fs.fsname : a->source;
+	a->fs.fuse_opts = a->fuse_opts;
+}
+
+/* ---- Start-up ------------------------------------------------------------------- */
+
+/* Forks; the parent waits until the child says the mount is live (exit 0)
+ * or the child ends first (its status, at least 1). Returns the write end
+ * of the pipe in the child. */
+static int daemonize_when_ready(void)
+{
+	int p[2];
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die(1, "cannot create a pipe: %m");
+	pid_t pid = fork();
+	if (pid < 0)
+		die(1, "cannot fork: %m");
+	if (pid == 0) {
+		close(p[0]);
+		setsid();
+		return p[1];
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) == 1)
+		exit(0);
+	int status;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 0)
+		exit(1);
+	exit(WEXITSTATUS(status));
+}
+
+/* The mount is live: tell the waiting parent and leave the terminal. */
+static void detach(int ready_fd, int null_fd)
+{
+	log_to_syslog();
+	dup2(null_fd, STDIN_FILENO);
+	dup2(null_fd, STDOUT_FILENO);
+	dup2(null_fd, STDERR_FILENO);
+	if (write(ready_fd, "", 1) != 1)
+		log_error("cannot tell the parent the mount is live: %m");
+	close(ready_fd);
+}
+
+static struct policy_config *load_config(const char *file)
+{
+	struct policy_config *cfg;
+	_cleanup_free_ char *err = NULL;
+
+	if (!file && access(POLICY_CONFIG_DEFAULT_FILE, F_OK) == 0)
+		file = POLICY_CONFIG_DEFAULT_FILE;
+	if (policy_config_load(file, &cfg, &err) < 0)
+		die(1, "%s", err ? err : "cannot load the configuration");
+	return cfg;
+}
+
+static struct audit *open_audit(const struct args *a, const struct policy_config *cfg)
+{
+	const char *file = a->audit_file ? a->audit_file : cfg->audit_file;
+	enum audit_sink sink = file ? AUDIT_FILE : a->foreground ? AUDIT_STDERR : AUDIT_SYSLOG;
+	struct audit *audit;
+
+	int r = audit_open(sink, file, &audit);
+	if (r < 0)
+		die(1, "cannot open the audit log '%s': %s", file ? file : "syslog", strerror(-r));
+	return audit;
+}
+
+static struct git_model *build_model(int rootfd, const struct policy_config *cfg)
+{
+	struct git_model *m;
+	_cleanup_free_ char *err = NULL;
+
+	int r = git_model_new(rootfd, cfg, &m, &err);
+	if (r < 0)
+		die(1, "%s", err ? err : strerror(-r));
+	return m;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .fs.cache = FS_CACHE_ALWAYS };
+	int ready_fd = -1;
+	char *err = NULL;
+	struct fs *fs;
+
+	log_init("oz0fs");
+	if (geteuid() == 0)
+		a.fs.allow_other = a.fs.default_permissions = true; /* the mount is for other users */
+	parse_args(argc, argv, &a);
+	if (a.debug)
+		log_set_max_level(LOG_DEBUG);
+	if (!a.foreground)
+		ready_fd = daemonize_when_ready();
+
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null_fd < 0)
+		die(1, "cannot open /dev/null: %m");
+	struct policy_config *cfg = load_config(a.config);
+	int rootfd = open(a.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		die(1, "cannot open '%s': %m", a.source);
+	struct audit *audit = open_audit(&a, cfg);
+	struct git_model *model = build_model(rootfd, cfg);
+
+	int r = fs_new(rootfd, &a.fs, model, audit, &fs);
+	if (r < 0)
+		die(1, "cannot set up the mount of '%s': %s", a.source, strerror(-r));
+	r = fs_mount(fs, a.mountpoint, &err);
+	if (r < 0)
+		die(1, "%s on '%s'", err ? err : strerror(-r), a.mountpoint);
+	if (chdir("/") < 0)
+		log_debug("cannot chdir to /: %m");
+	if (ready_fd >= 0)
+		detach(ready_fd, null_fd);
+
+	r = fs_run(fs);
+	if (r < 0)
+		log_error("the mount of '%s' on '%s' failed: %s", a.source, a.mountpoint, strerror(-r));
+	fs_free(fs);
+	git_model_free(model);
+	audit_close(audit);
+	policy_config_free(cfg);
+	close(rootfd);
+	close(null_fd);
+	free(a.fuse_opts);
+	return r < 0 ? 1 : 0;
+}

@@ -1,1 +1,307 @@
+/* The audit log: the exact line, JSON escaping of hostile bytes (checked with
+ * Python's strict JSON reader), the file sink, and whole lines under
+ * concurrent writers. */
+#include "config.h"
+
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/audit.h"
+
+static const struct timespec when = { .tv_sec = 1796025600, .tv_nsec = 123456789 }; /* 2026-11-30T08:00:00.123Z */
+
+static char *format(const char *op, const struct policy_verdict *v, unsigned long flags)
+{
+	char *buf = malloc(65536);
+
+	cr_assert_not_null(buf);
+	cr_assert_geq(audit_format(buf, 65536, op, v, flags, 42, 1000, &when), 0);
+	return buf;
+}
+
+Test(audit, exact_line)
+{
+	struct policy_verdict v = {
+		.rule = POLICY_RULE_PROTECTED,
+		.reason = "configuration of the git directory .git: it can name programs git runs",
+		.path = ".git/config",
+		.name = "config",
+	};
+	_cleanup_free_ char *line = format("rename", &v, 0x1);
+
+	cr_assert_str_eq(line, "{\"time\":\"2026-11-30T08:00:00.123Z\",\"op\":\"rename\",\"path\":\".git/config\","
+			       "\"name\":\"config\",\"flags\":\"0x1\",\"rule\":\"protected\","
+			       "\"reason\":\"configuration of the git directory .git: it can name programs git "
+			       "runs\",\"pid\":42,\"uid\":1000}\n");
+}
+
+Test(audit, null_name)
+{
+	struct policy_verdict v = { .rule = "anchor", .reason = "r", .path = ".git", .name = NULL };
+	_cleanup_free_ char *line = format("write", &v, 0x8241);
+
+	cr_assert_not_null(strstr(line, "\"name\":null,\"flags\":\"0x8241\""), "%s", line);
+}
+
+Test(audit, escaping)
+{
+	struct policy_verdict v = {
+		.rule = "r",
+		.reason = "quote \" backslash \\ tab \t nl \n del \x7f",
+		.path = "caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x98\x80", /* valid UTF-8 stays as it is */
+		.name = "\x01\x1f",
+	};
+	_cleanup_free_ char *line = format("create", &v, 0);
+
+	cr_assert_not_null(strstr(line, "\"reason\":\"quote \\\" backslash \\\\ tab \\u0009 nl \\u000a del "
+					 "\\u007f\""),
+			   "%s", line);
+	cr_assert_not_null(strstr(line, "\"path\":\"caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x98\x80\""), "%s", line);
+	cr_assert_not_null(strstr(line, "\"name\":\"\\u0001\\u001f\""), "%s", line);
+	cr_assert_eq(strchr(line, '\n'), line + strlen(line) - 1, "one line: %s", line);
+}
+
+Test(audit, invalid_utf8_is_escaped)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "\xff", "\\u00ff" },                         /* never in UTF-8 */
+		{ "\xc3", "\\u00c3" },                         /* cut short at the end */
+		{ "\xc3(", "\\u00c3(" },                       /* cut short by ASCII */
+		{ "\xc0\xaf", "\\u00c0\\u00af" },              /* overlong '/' */
+		{ "\xe0\x80\xaf", "\\u00e0\\u0080\\u00af" },   /* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\\u00ed\\u00a0\\u0080" },   /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\u00f4\\u0090\\u0080\\u0080" }, /* past U+10FFFF */
+		{ "\x80", "\\u0080" },                         /* a lone continuation byte */
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct policy_verdict v = { .rule = "r", .reason = "r", .path = cases[i].in };
+		_cleanup_free_ char *line = format("write", &v, 0), *want = NULL;
+
+		cr_assert_neq(asprintf(&want, "\"path\":\"%s\"", cases[i].out), -1);
+		cr_assert_not_null(strstr(line, want), "case %zu: %s lacks %s", i, line, want);
+	}
+}
+
+/* Feeds LINE to python3's json module over a strict UTF-8 decode and checks
+ * that the path reads back as PATH: valid UTF-8 as itself, every other byte
+ * as the code point of its value. PATH travels as hex, free of any locale. */
+static void assert_python_reads(const char *line, const char *path)
+{
+	const char *prog = "import json,sys\n"
+			   "raw=sys.stdin.buffer.read()\n"
+			   "assert raw.count(b'\\n')==1 and raw.endswith(b'\\n')\n"
+			   "d=json.loads(raw.decode('utf-8','strict'))\n"
+			   "assert sorted(d)==sorted(['time','op','path','name','flags','rule','reason','pid','uid']),d\n"
+			   "s=bytes.fromhex(sys.argv[1]).decode('utf-8','surrogateescape')\n"
+			   "want=''.join(chr(ord(c)-0xdc00) if 0xdc80<=ord(c)<=0xdcff else c for c in s)\n"
+			   "assert d['path']==want,(d['path'],want)\n"
+			   "assert d['pid']==42 and d['uid']==1000 and d['name'] is None\n";
+	_cleanup_free_ char *hex = malloc(2 * strlen(path) + 1);
+	int in[2];
+	pid_t pid;
+	int status;
+
+	if (access("/usr/bin/python3", X_OK) != 0)
+		cr_skip_test("python3 is missing");
+	cr_assert_not_null(hex);
+	for (size_t i = 0; path[i]; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
+	hex[2 * strlen(path)] = '\0';
+	cr_assert_eq(pipe(in), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		close(in[0]);
+		close(in[1]);
+		execl("/usr/bin/python3", "python3", "-c", prog, hex, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	cr_assert_eq(write(in[1], line, strlen(line)), (ssize_t)strlen(line));
+	close(in[1]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "python3 refused %s", line);
+}
+
+Test(audit, hostile_bytes_give_valid_json)
+{
+	char path[256];
+	struct policy_verdict v = { .rule = "r", .reason = "\"\\\x7f", .path = path, .name = NULL };
+	_cleanup_free_ char *line = NULL;
+
+	/* Every byte value but NUL, twice, in an order that cuts sequences. */
+	for (int i = 0; i < 255; i++)
+		path[i] = (char)(255 - i);
+	path[255] = '\0';
+	line = format("write", &v, 0);
+	assert_python_reads(line, path);
+}
+
+Test(audit, too_small_buffer)
+{
+	struct policy_verdict v = { .rule = "r", .reason = "r", .path = "p" };
+	char buf[32];
+
+	cr_assert_eq(audit_format(buf, sizeof(buf), "write", &v, 0, 1, 1, &when), -ENOSPC);
+	cr_assert_eq(strlen(buf), sizeof(buf) - 1); /* truncated, still a string */
+}
+
+static char *read_all(const char *file)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f = fopen(file, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *out = open_memstream(&buf, &size);
+
+	cr_assert_not_null(f);
+	cr_assert_not_null(out);
+	while (getline(&line, &cap, f) > 0)
+		fputs(line, out);
+	free(line);
+	fclose(f);
+	fclose(out);
+	return TAKE_PTR(buf);
+}
+
+Test(audit, file_sink)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = NULL, *text = NULL;
+	struct policy_verdict v = { .rule = "frozen-dir", .reason = "hooks", .path = ".git/hooks", .name = "x" };
+	struct audit *a = NULL;
+	struct stat st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_neq(asprintf(&file, "%s/audit.log", dir), -1);
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
+	audit_refusal(a, "create", &v, 0xc1, 7, 8);
+	audit_close(a);
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0); /* appends */
+	audit_refusal(a, "mkdir", &v, 0, 7, 8);
+	audit_close(a);
+
+	cr_assert_eq(stat(file, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	text = read_all(file);
+	cr_assert_not_null(strstr(text, "\"op\":\"create\""), "%s", text);
+	cr_assert_not_null(strstr(text, "\"op\":\"mkdir\""), "%s", text);
+	cr_assert_not_null(strstr(text, "\"flags\":\"0xc1\",\"rule\":\"frozen-dir\""), "%s", text);
+	cr_assert_not_null(strstr(text, "\"pid\":7,\"uid\":8}\n"), "%s", text);
+	unlink(file);
+	rmdir(dir);
+}
+
+Test(audit, open_errors)
+{
+	struct audit *a = NULL;
+
+	cr_assert_eq(audit_open(AUDIT_FILE, "/nonexistent-dir-oz0/audit.log", &a), -ENOENT);
+	cr_assert_eq(audit_open(AUDIT_FILE, NULL, &a), -EINVAL);
+	cr_assert_null(a);
+}
+
+Test(audit, stderr_sink_writes_the_line)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = NULL, *text = NULL;
+	struct policy_verdict v = { .rule = "protected", .reason = "r", .path = ".envrc" };
+	struct audit *a = NULL;
+	int fd;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_neq(asprintf(&file, "%s/stderr", dir), -1);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	cr_assert_eq(audit_open(AUDIT_STDERR, NULL, &a), 0);
+	audit_refusal(a, "write", &v, 0x241, 3, 4);
+	audit_close(a);
+	text = read_all(file);
+	cr_assert(strncmp(text, "{\"time\":\"", 9) == 0, "%s", text);
+	cr_assert_not_null(strstr(text, "\"path\":\".envrc\",\"name\":null,\"flags\":\"0x241\""), "%s", text);
+	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1);
+	unlink(file);
+	rmdir(dir);
+}
+
+#define WRITERS 8
+#define LINES_EACH 500
+
+struct writer {
+	struct audit *a;
+	int id;
+	const char *padding;
+};
+
+static void *write_lines(void *arg)
+{
+	struct writer *w = arg;
+	char name[32];
+	struct policy_verdict v = { .rule = "protected", .reason = w->padding, .path = ".git/config", .name = name };
+
+	for (int i = 0; i < LINES_EACH; i++) {
+		snprintf(name, sizeof(name), "w%d-%d", w->id, i);
+		audit_refusal(w->a, "write", &v, 0, w->id, 0);
+	}
+	return NULL;
+}
+
+Test(audit, concurrent_writers_give_whole_lines)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = NULL, *padding = malloc(6000);
+	pthread_t threads[WRITERS];
+	struct writer w[WRITERS];
+	struct audit *a = NULL;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int count = 0;
+
+	cr_assert_not_null(padding);
+	/* Longer than the stack buffer and than PIPE_BUF, so it takes the heap path. */
+	memset(padding, 'p', 5999);
+	padding[5999] = '\0';
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_neq(asprintf(&file, "%s/audit.log", dir), -1);
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
+	for (int i = 0; i < WRITERS; i++) {
+		w[i] = (struct writer){ .a = a, .id = i, .padding = padding };
+		cr_assert_eq(pthread_create(&threads[i], NULL, write_lines, &w[i]), 0);
+	}
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(threads[i], NULL);
+	audit_close(a);
+
+	f = fopen(file, "re");
+	cr_assert_not_null(f);
+	while ((n = getline(&line, &cap, f)) > 0) {
+		cr_assert(strncmp(line, "{\"time\":", 8) == 0, "line %d starts badly", count);
+		cr_assert(n > 2 && strcmp(line + n - 2, "}\n") == 0, "line %d ends badly", count);
+		cr_assert_not_null(strstr(line, padding), "line %d lost its middle", count);
+		count++;
+	}
+	free(line);
+	fclose(f);
+	cr_assert_eq(count, WRITERS * LINES_EACH);
+	unlink(file);
+	rmdir(dir);
+}

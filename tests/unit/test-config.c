@@ -1,1 +1,301 @@
+/* The INI configuration: good files give normalised lists; every bad one
+ * refuses with FILE:LINE and a reason. */
+#include "config.h"
+
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/config.h"
+
+static char dir[] = P_tmpdir "/oz0-config-XXXXXX";
+static char file[sizeof(dir) + 16];
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/oz0fs.conf", dir);
+}
+
+static void teardown(void)
+{
+	unlink(file);
+	rmdir(dir);
+}
+
+TestSuite(config, .init = setup, .fini = teardown);
+
+static void write_file(const char *text, size_t len)
+{
+	_cleanup_close_ int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, len), (ssize_t)len);
+}
+
+static int load(const char *text, struct policy_config **cfg, char **msg)
+{
+	write_file(text, strlen(text));
+	*cfg = NULL;
+	return policy_config_load(file, cfg, msg);
+}
+
+/* Asserts that TEXT is refused with ERR at LINE and a message containing WHAT. */
+static void assert_refused(const char *text, int err, int line, const char *what)
+{
+	struct policy_config *cfg;
+	_cleanup_free_ char *msg = NULL, *prefix = NULL;
+	int r = load(text, &cfg, &msg);
+
+	cr_assert_eq(r, err, "'%s': got %d, want %d (%s)", text, r, err, msg ? msg : "no message");
+	cr_assert_null(cfg);
+	cr_assert_not_null(msg);
+	cr_assert_neq(asprintf(&prefix, "%s:%d: ", file, line), -1);
+	cr_assert(strncmp(msg, prefix, strlen(prefix)) == 0, "'%s' does not start with '%s'", msg, prefix);
+	cr_assert_not_null(strstr(msg, what), "'%s' does not say '%s'", msg, what);
+	cr_assert_null(strchr(msg, '\n'), "'%s' is not one line", msg);
+}
+
+Test(config, null_file_gives_defaults)
+{
+	struct policy_config *cfg = NULL;
+	char *msg = NULL;
+
+	cr_assert_eq(policy_config_load(NULL, &cfg, &msg), 0);
+	cr_assert_null(msg);
+	cr_assert_eq(cfg->n_protect, 0);
+	cr_assert_eq(cfg->n_unprotect, 0);
+	cr_assert_null(cfg->audit_file);
+	cr_assert_null(cfg->file);
+	cr_assert_not(cfg->audit_syslog);
+	cr_assert_not(policy_config_unprotected(cfg, ".envrc"));
+	policy_config_free(cfg);
+}
+
+Test(config, good_file_is_normalised)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	cr_assert_eq(load("; a comment\n"
+			  "# another\n"
+			  "[protect]\n"
+			  "path = .mcp.json\n"
+			  "path = ./.idea/\n"
+			  "path = .github//workflows///\n"
+			  "path = .idea\n" /* a duplicate */
+			  "path = a/./b/.\n"
+			  "\n"
+			  "[unprotect]\n"
+			  "path = .envrc\n"
+			  "path = ./.vscode//tasks.json\n"
+			  "[audit]\n"
+			  "file = /var/log/oz0fs/audit.log\n"
+			  "syslog = yes ; inline comment\n",
+			  &cfg, &msg),
+		     0, "%s", msg);
+	cr_assert_eq(cfg->n_protect, 4);
+	cr_assert_str_eq(cfg->protect[0], ".mcp.json");
+	cr_assert_str_eq(cfg->protect[1], ".idea");
+	cr_assert_str_eq(cfg->protect[2], ".github/workflows");
+	cr_assert_str_eq(cfg->protect[3], "a/b");
+	cr_assert_eq(cfg->n_unprotect, 2);
+	cr_assert_str_eq(cfg->unprotect[0], ".envrc");
+	cr_assert_str_eq(cfg->unprotect[1], ".vscode/tasks.json");
+	cr_assert_str_eq(cfg->audit_file, "/var/log/oz0fs/audit.log");
+	cr_assert_str_eq(cfg->file, file);
+	cr_assert(cfg->audit_syslog);
+	cr_assert(policy_config_unprotected(cfg, ".envrc"));
+	cr_assert(policy_config_unprotected(cfg, ".vscode/tasks.json"));
+	cr_assert_not(policy_config_unprotected(cfg, ".claude"));
+	cr_assert_not(policy_config_unprotected(cfg, ".mcp.json"));
+	cr_assert_not(policy_config_unprotected(NULL, ".envrc"));
+	policy_config_free(cfg);
+}
+
+Test(config, syslog_values)
+{
+	static const struct {
+		const char *value;
+		bool on;
+	} cases[] = {
+		{ "yes", true }, { "true", true }, { "1", true }, { "no", false }, { "false", false }, { "0", false },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct policy_config *cfg;
+		_cleanup_free_ char *text = NULL;
+		char *msg = NULL;
+
+		/* Start from the opposite value so a no-op parse cannot pass. */
+		cr_assert_neq(asprintf(&text, "[audit]\nsyslog = %s\nsyslog = %s\n", cases[i].on ? "no" : "yes",
+				       cases[i].value),
+			      -1);
+		cr_assert_eq(load(text, &cfg, &msg), 0, "%s", msg);
+		cr_assert_eq(cfg->audit_syslog, cases[i].on, "syslog = %s", cases[i].value);
+		policy_config_free(cfg);
+	}
+}
+
+Test(config, default_tool_paths)
+{
+	const char *want[] = { ".claude", ".codex", ".cursor", ".vscode/tasks.json", ".envrc" };
+	size_t n = 0;
+
+	while (policy_default_tool_paths[n])
+		n++;
+	cr_assert_eq(n, ELEMENTSOF(want));
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(policy_default_tool_paths[i], want[i]);
+}
+
+Test(config, bad_paths)
+{
+	assert_refused("[protect]\npath = /etc/passwd\n", -EINVAL, 2, "absolute");
+	assert_refused("[protect]\npath = a\npath = a/../../x\n", -EINVAL, 3, "'..'");
+	assert_refused("[protect]\npath = ..\n", -EINVAL, 2, "'..'");
+	assert_refused("[protect]\npath = ./\n", -EINVAL, 2, "whole tree");
+	assert_refused("[protect]\npath =\n", -EINVAL, 2, "empty path");
+}
+
+Test(config, long_component)
+{
+	char name[300];
+	_cleanup_free_ char *text = NULL;
+
+	/* inih holds 200 bytes a line, so the line bound comes first. */
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	cr_assert_neq(asprintf(&text, "[protect]\n\npath = %s\n", name), -1);
+	assert_refused(text, -EINVAL, 3, "line longer than");
+}
+
+Test(config, unprotect_only_tool_paths)
+{
+	assert_refused("[unprotect]\npath = .git/hooks\n", -EINVAL, 2, "Git metadata");
+	assert_refused("[unprotect]\npath = sub/.git/config\n", -EINVAL, 2, "Git metadata");
+	assert_refused("[unprotect]\npath = .envrc\npath = .vscode\n", -EINVAL, 3, "frees only");
+	assert_refused("[unprotect]\npath = .claude/settings.json\n", -EINVAL, 2, "frees only");
+}
+
+Test(config, unknown_names)
+{
+	assert_refused("[protect]\npath = a\n[protcet]\npath = b\n", -EINVAL, 4, "unknown section [protcet]");
+	assert_refused("[audit]\nfiles = /x\n", -EINVAL, 2, "unknown key 'files' in [audit]");
+	assert_refused("path = a\n", -EINVAL, 1, "outside a section");
+}
+
+Test(config, bad_audit_values)
+{
+	assert_refused("[audit]\n\nsyslog = maybe\n", -EINVAL, 3, "syslog = 'maybe'");
+	assert_refused("[audit]\nfile = audit.log\n", -EINVAL, 2, "not an absolute path");
+	assert_refused("[audit]\nfile = /a\nfile = /b\n", -EINVAL, 3, "twice");
+}
+
+Test(config, lines_inih_rejects)
+{
+	assert_refused("[protect]\npath = a\njust words\n", -EINVAL, 3, "expected");
+	assert_refused("[protect\npath = a\n", -EINVAL, 1, "expected");
+}
+
+Test(config, first_error_wins)
+{
+	/* A syntax error (seen by inih) before a handler's error, and after. */
+	assert_refused("[protect]\nnonsense\npath = /abs\n", -EINVAL, 2, "expected");
+	assert_refused("[protect]\npath = /abs\nnonsense\n", -EINVAL, 2, "absolute");
+}
+
+Test(config, nul_byte)
+{
+	static const char text[] = "[protect]\npath = a\0b\n";
+	struct policy_config *cfg = NULL;
+	_cleanup_free_ char *msg = NULL, *want = NULL;
+
+	write_file(text, sizeof(text) - 1);
+	cr_assert_eq(policy_config_load(file, &cfg, &msg), -EINVAL);
+	cr_assert_neq(asprintf(&want, "%s:2: a NUL byte in the line", file), -1);
+	cr_assert_str_eq(msg, want);
+}
+
+Test(config, too_many_paths)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	cr_assert_not_null(f);
+	fputs("[protect]\n", f);
+	for (int i = 0; i < 4097; i++)
+		fprintf(f, "path = p%d\n", i);
+	cr_assert_eq(fclose(f), 0);
+	assert_refused(text, -E2BIG, 4098, "more than 4096 paths");
+}
+
+Test(config, unreadable_files)
+{
+	struct policy_config *cfg = NULL;
+	_cleanup_free_ char *missing = NULL;
+	char *msg = NULL;
+
+	cr_assert_neq(asprintf(&missing, "%s/none.conf", dir), -1);
+	cr_assert_eq(policy_config_load(missing, &cfg, &msg), -ENOENT);
+	cr_assert_null(cfg);
+	cr_assert_not_null(strstr(msg, "none.conf: cannot read: No such file"), "%s", msg);
+	free(msg);
+
+	cr_assert_eq(policy_config_load(dir, &cfg, &msg), -EINVAL);
+	cr_assert_not_null(strstr(msg, "not a regular file"), "%s", msg);
+	free(msg);
+}
+
+Test(config, fifo_does_not_hang)
+{
+	struct policy_config *cfg = NULL;
+	_cleanup_free_ char *fifo = NULL;
+	char *msg = NULL;
+
+	cr_assert_neq(asprintf(&fifo, "%s/fifo", dir), -1);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(policy_config_load(fifo, &cfg, &msg), -EINVAL);
+	cr_assert_not_null(strstr(msg, "not a regular file"), "%s", msg);
+	free(msg);
+	unlink(fifo);
+}
+
+Test(config, too_large)
+{
+	struct policy_config *cfg = NULL;
+	_cleanup_free_ char *big = calloc(1, 1024 * 1024 + 2);
+	char *msg = NULL;
+
+	cr_assert_not_null(big);
+	memset(big, '\n', 1024 * 1024 + 1);
+	write_file(big, 1024 * 1024 + 1);
+	cr_assert_eq(policy_config_load(file, &cfg, &msg), -EFBIG);
+	cr_assert_not_null(strstr(msg, "larger than"), "%s", msg);
+	free(msg);
+}
+
+Test(config, shipped_example_loads)
+{
+	const char *srcdir = getenv("OZ0_SRCDIR");
+	_cleanup_free_ char *example = NULL;
+	struct policy_config *cfg = NULL;
+	char *msg = NULL;
+
+	if (!srcdir)
+		cr_skip_test("OZ0_SRCDIR is not set (run through make check)");
+	cr_assert_neq(asprintf(&example, "%s/contrib/oz0fs.conf.example", srcdir), -1);
+	cr_assert_eq(policy_config_load(example, &cfg, &msg), 0, "%s", msg);
+	cr_assert_geq(cfg->n_protect, 20);
+	cr_assert_str_eq(cfg->protect[0], ".mcp.json");
+	cr_assert_eq(cfg->n_unprotect, 0);
+	cr_assert_null(cfg->audit_file);
+	policy_config_free(cfg);
+}

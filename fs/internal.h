@@ -1,0 +1,72 @@
+/* What the fs/ files share: the mount's state and the helpers every
+ * operation family uses. Not for use outside fs/. */
+#pragma once
+
+#define FUSE_USE_VERSION 314
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "fs/caller.h"
+#include "fs/fs.h"
+#include "fs/inode.h"
+#include "policy/policy.h"
+
+struct fs {
+	struct inode_table *table;    /* owns a dup of the root fd */
+	struct git_model *model;      /* borrowed */
+	struct audit *audit;          /* borrowed */
+	struct fuse_session *se;
+	struct fs_options opt;
+	double timeout;               /* entry and attribute timeout, by cache mode */
+	bool as_caller;               /* root daemon: create as the calling process */
+	bool writeback;               /* the kernel granted the writeback cache; set by init */
+	int proc_root_fd;             /* /proc, for callers' groups */
+	bool mounted;
+};
+
+static inline struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static inline struct inode *fs_inode(struct fs *fs, fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? inode_table_root(fs->table) : (struct inode *)(uintptr_t)ino;
+}
+
+static inline fuse_ino_t fs_ino(struct fs *fs, struct inode *i)
+{
+	return i == inode_table_root(fs->table) ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)i;
+}
+
+static inline struct policy_id fs_policy_id(const struct inode *i)
+{
+	struct inode_id id = inode_id(i);
+	return (struct policy_id){ .dev = id.dev, .ino = id.ino };
+}
+
+static inline struct policy_id stat_policy_id(const struct stat *st)
+{
+	return (struct policy_id){ .dev = st->st_dev, .ino = st->st_ino };
+}
+
+/* The one place a negative errno becomes FUSE's positive one. */
+void fs_reply_err(fuse_req_t req, int r);
+
+/* Looks NAME up in PARENT and fills E (one lookup reference taken). */
+int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struct fuse_entry_param *e);
+/* Undoes fs_lookup_entry when the reply could not be sent. */
+void fs_entry_forget(struct fs *fs, const struct fuse_entry_param *e);
+/* Replies with E, or forgets it if the kernel is gone. */
+void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entry_param *e);
+
+/* The operation families, registered by mount.c. */
+void fs_ops_entry(struct fuse_lowlevel_ops *ops);
+void fs_ops_dir(struct fuse_lowlevel_ops *ops);
+void fs_ops_file(struct fuse_lowlevel_ops *ops);
+void fs_ops_xattr(struct fuse_lowlevel_ops *ops);
+
+/* Becomes the calling process for one creating syscall when the daemon runs
+ * as root (see fs/caller.h); a no-op otherwise. */
+int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c);

@@ -1,0 +1,466 @@
+/* Directories and their entries: mkdir, mknod, symlink, link, unlink, rmdir,
+ * rename, opendir, readdir(plus), releasedir, fsyncdir. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "fs/internal.h"
+#include "fs/judge.h"
+#include "fs/same-bytes.h"
+
+int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	c->switched = false;
+	if (!fs->as_caller)
+		return 0;
+	return caller_become(ctx->uid, ctx->gid, ctx->pid, fs->proc_root_fd, c);
+}
+
+/* ---- New entries ------------------------------------------------------------ */
+
+struct new_node {
+	enum policy_op op; /* MKDIR, MKNOD or SYMLINK */
+	mode_t mode;
+	dev_t rdev;
+	const char *target;
+};
+
+static int make_node(int dirfd, const char *name, const struct new_node *n)
+{
+	int r;
+
+	switch (n->op) {
+	case POLICY_OP_MKDIR:
+		r = mkdirat(dirfd, name, n->mode);
+		break;
+	case POLICY_OP_SYMLINK:
+		r = symlinkat(n->target, dirfd, name);
+		break;
+	default:
+		r = mknodat(dirfd, name, n->mode, n->rdev);
+		break;
+	}
+	return r < 0 ? negative_errno() : 0;
+}
+
+/* Makes NAME as the caller, if the judge allows, and looks it up. */
+static int do_make(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name,
+		   const struct new_node *n, struct fuse_entry_param *e)
+{
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	_cleanup_ifd_ struct ifd p = { 0 };
+	struct policy_id pid = fs_policy_id(parent);
+
+	int r = judge_add(fs, req, s, n->op, pid, name);
+	if (r < 0)
+		return r;
+	r = inode_fd_acquire(fs->table, parent, &p);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_caller_ struct caller_saved c = { 0 };
+		r = fs_become_caller(fs, req, &c);
+		if (r >= 0)
+			r = make_node(p.fd, name, n);
+	}
+	if (r < 0)
+		return r;
+	judge_changed(fs, s, pid, name);
+	return fs_lookup_entry(fs, parent, name, e);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct fs *fs = fs_of(req);
+	struct new_node n = { .op = POLICY_OP_MKDIR, .mode = mode };
+	struct fuse_entry_param e;
+
+	fs_reply_entry(fs, req, do_make(fs, req, fs_inode(fs, parent), name, &n, &e), &e);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	struct fs *fs = fs_of(req);
+	struct new_node n = { .op = POLICY_OP_MKNOD, .mode = mode, .rdev = rdev };
+	struct fuse_entry_param e;
+
+	fs_reply_entry(fs, req, do_make(fs, req, fs_inode(fs, parent), name, &n, &e), &e);
+}
+
+static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct new_node n = { .op = POLICY_OP_SYMLINK, .target = target };
+	struct fuse_entry_param e;
+
+	fs_reply_entry(fs, req, do_make(fs, req, fs_inode(fs, parent), name, &n, &e), &e);
+}
+
+/* A new name for the object FD. Linking an O_PATH fd by itself needs
+ * CAP_DAC_READ_SEARCH; without it, its /proc/self/fd entry is followed. */
+static int link_fd(struct fs *fs, int fd, int dirfd, const char *name)
+{
+	char proc_name[16];
+
+	if (fs->as_caller)
+		return linkat(fd, "", dirfd, name, AT_EMPTY_PATH) < 0 ? negative_errno() : 0;
+	snprintf(proc_name, sizeof(proc_name), "%d", fd);
+	return linkat(inode_table_proc_fd(fs->table), proc_name, dirfd, name, AT_SYMLINK_FOLLOW) < 0
+		       ? negative_errno()
+		       : 0;
+}
+
+static int do_link(struct fs *fs, fuse_req_t req, struct inode *i, struct inode *newparent, const char *newname,
+		   struct fuse_entry_param *e)
+{
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd p = { 0 };
+	struct policy_id pid = fs_policy_id(newparent);
+
+	int r = judge_link(fs, req, s, fs_policy_id(i), pid, newname);
+	if (r >= 0)
+		r = inode_fd_acquire(fs->table, i, &f);
+	if (r >= 0)
+		r = inode_fd_acquire(fs->table, newparent, &p);
+	if (r >= 0)
+		r = link_fd(fs, f.fd, p.fd, newname);
+	if (r < 0)
+		return r;
+	judge_changed(fs, s, pid, newname);
+	return fs_lookup_entry(fs, newparent, newname, e);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+
+	fs_reply_entry(fs, req, do_link(fs, req, fs_inode(fs, ino), fs_inode(fs, newparent), newname, &e), &e);
+}
+
+/* ---- Removal and renames ---------------------------------------------------- */
+
+/* Stats the entry an operation names. A missing entry answers as the
+ * operation would; any other failure refuses (fail closed). */
+static int stat_entry(struct fs *fs, fuse_req_t req, enum policy_op op, int dirfd, const char *name,
+		      struct stat *st)
+{
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	int r = negative_errno();
+	if (r == -ENOENT || r == -ENOTDIR || r == -ENAMETOOLONG)
+		return r;
+	return judge_fail_closed(fs, req, op, name, r);
+}
+
+static int do_remove(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, enum policy_op op)
+{
+	_cleanup_ifd_ struct ifd p = { 0 };
+	struct policy_id pid = fs_policy_id(parent);
+	struct stat st;
+
+	int r = inode_fd_acquire(fs->table, parent, &p);
+	if (r >= 0)
+		r = stat_entry(fs, req, op, p.fd, name, &st);
+	if (r < 0)
+		return r;
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	r = judge_remove(fs, req, s, op, pid, name, stat_policy_id(&st));
+	if (r < 0)
+		return r;
+	if (unlinkat(p.fd, name, op == POLICY_OP_RMDIR ? AT_REMOVEDIR : 0) < 0)
+		return negative_errno();
+	judge_changed(fs, s, pid, name);
+	return 0;
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+
+	fs_reply_err(req, do_remove(fs, req, fs_inode(fs, parent), name, POLICY_OP_UNLINK));
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+
+	fs_reply_err(req, do_remove(fs, req, fs_inode(fs, parent), name, POLICY_OP_RMDIR));
+}
+
+struct rename_side {
+	struct ifd dir;
+	struct policy_id parent;
+	const char *name;
+	struct stat st;
+	bool exists;
+};
+
+static void rename_side_release(struct rename_side *side)
+{
+	inode_fd_release(&side->dir);
+}
+
+static int rename_side_open(struct fs *fs, struct inode *parent, const char *name, struct rename_side *side)
+{
+	side->parent = fs_policy_id(parent);
+	side->name = name;
+	return inode_fd_acquire(fs->table, parent, &side->dir);
+}
+
+/* The judge allowed replacing a protected file only with the bytes it holds:
+ * then the source name goes and the target stays untouched; otherwise the
+ * rename is refused with the judge's verdict. */
+static int replace_if_identical(struct fs *fs, fuse_req_t req, const struct rename_side *from,
+				const struct rename_side *to, unsigned flags, const struct policy_verdict *v)
+{
+	if (flags == 0 && to->exists &&
+	    same_bytes(from->dir.fd, from->name, stat_policy_id(&from->st), to->dir.fd, to->name,
+		       stat_policy_id(&to->st)) == 1)
+		return unlinkat(from->dir.fd, from->name, 0) < 0 ? negative_errno() : 0;
+	return judge_refuse(fs, req, policy_op_name(POLICY_OP_RENAME), v, flags);
+}
+
+/* Returns 0, or 1 when the target was kept (identical bytes). */
+static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name,
+		     struct inode *newparent, const char *newname, unsigned flags)
+{
+	_cleanup_(rename_side_release) struct rename_side from = { 0 };
+	_cleanup_(rename_side_release) struct rename_side to = { 0 };
+	enum policy_op op = (flags & RENAME_EXCHANGE) ? POLICY_OP_EXCHANGE : POLICY_OP_RENAME;
+	struct policy_verdict v;
+
+	int r = rename_side_open(fs, parent, name, &from);
+	if (r >= 0)
+		r = rename_side_open(fs, newparent, newname, &to);
+	if (r >= 0)
+		r = stat_entry(fs, req, op, from.dir.fd, name, &from.st);
+	if (r >= 0) {
+		r = stat_entry(fs, req, op, to.dir.fd, newname, &to.st);
+		to.exists = r >= 0;
+		if (r == -ENOENT)
+			r = 0;
+	}
+	if (r < 0)
+		return r;
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	struct policy_id target = stat_policy_id(&to.st);
+	r = judge_rename(fs, req, s, from.parent, name, stat_policy_id(&from.st), to.parent, newname,
+			 to.exists ? &target : NULL, flags, &v);
+	if (r == POLICY_IF_IDENTICAL) {
+		r = replace_if_identical(fs, req, &from, &to, flags, &v);
+		r = r < 0 ? r : 1;
+	} else if (r >= 0 && renameat2(from.dir.fd, name, to.dir.fd, newname, flags) < 0) {
+		r = negative_errno();
+	}
+	if (r < 0)
+		return r;
+	judge_changed(fs, s, from.parent, name);
+	judge_changed(fs, s, to.parent, newname);
+	return r;
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	struct fs *fs = fs_of(req);
+
+	int r = do_rename(fs, req, fs_inode(fs, parent), name, fs_inode(fs, newparent), newname, flags);
+	fs_reply_err(req, r < 0 ? r : 0);
+	/* The kernel moved its dentry onto NEWNAME, but the entry there is
+	 * still the target: make it look again. Only after the reply, since the
+	 * rename holds the directory lock the invalidation waits for. */
+	if (r == 1)
+		fuse_lowlevel_notify_inval_entry(fs->se, newparent, newname, strlen(newname));
+}
+
+/* ---- Listing ------------------------------------------------------------------ */
+
+struct dir_handle {
+	DIR *dp;
+	off_t offset;          /* the position dp is at */
+	struct dirent *entry;  /* read but not yet returned, or NULL */
+};
+
+static struct dir_handle *dir_handle_of(const struct fuse_file_info *fi)
+{
+	return (struct dir_handle *)(uintptr_t)fi->fh;
+}
+
+static int do_opendir(struct fs *fs, struct inode *i, struct fuse_file_info *fi)
+{
+	_cleanup_free_ struct dir_handle *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	_cleanup_close_ int fd = inode_open(fs->table, i, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	d->dp = fdopendir(fd);
+	if (!d->dp)
+		return negative_errno();
+	TAKE_FD(fd);
+	fi->fh = (uintptr_t)TAKE_PTR(d);
+	if (fs->opt.cache == FS_CACHE_ALWAYS) {
+		fi->keep_cache = 1;
+		fi->cache_readdir = 1;
+	}
+	return 0;
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	int r = do_opendir(fs, fs_inode(fs, ino), fi);
+	if (r < 0) {
+		fs_reply_err(req, r);
+	} else if (fuse_reply_open(req, fi) != 0) {
+		struct dir_handle *d = dir_handle_of(fi);
+		closedir(d->dp);
+		free(d);
+	}
+}
+
+static bool is_dot_or_dotdot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* Fills E for one entry: a full lookup for readdirplus, else what the
+ * directory itself says. Returns -ENOENT for an entry gone meanwhile. */
+static int dir_entry(struct fs *fs, struct inode *dir, const struct dirent *de, bool plus,
+		     struct fuse_entry_param *e)
+{
+	if (plus && !is_dot_or_dotdot(de->d_name))
+		return fs_lookup_entry(fs, dir, de->d_name, e);
+	memset(e, 0, sizeof(*e));
+	e->attr.st_ino = de->d_ino;
+	e->attr.st_mode = (mode_t)de->d_type << 12;
+	return 0;
+}
+
+/* Adds one entry; returns its size, which exceeds REM when it did not fit. */
+static size_t add_entry(fuse_req_t req, char *p, size_t rem, const struct dirent *de,
+			const struct fuse_entry_param *e, bool plus)
+{
+	if (plus)
+		return fuse_add_direntry_plus(req, p, rem, de->d_name, e, de->d_off);
+	return fuse_add_direntry(req, p, rem, de->d_name, &e->attr, de->d_off);
+}
+
+static int fill_dir(struct fs *fs, fuse_req_t req, struct inode *dir, struct dir_handle *d, char *buf,
+		    size_t size, bool plus)
+{
+	size_t rem = size;
+
+	for (;;) {
+		struct fuse_entry_param e;
+		if (!d->entry) {
+			errno = 0;
+			d->entry = readdir(d->dp);
+			if (!d->entry) {
+				if (errno && rem == size)
+					return negative_errno();
+				break;
+			}
+		}
+		int r = dir_entry(fs, dir, d->entry, plus, &e);
+		if (r == -ENOENT) {
+			d->offset = d->entry->d_off;
+			d->entry = NULL;
+			continue;
+		}
+		if (r < 0) {
+			if (rem == size)
+				return r;
+			break;
+		}
+		size_t len = add_entry(req, buf + (size - rem), rem, d->entry, &e, plus);
+		if (len > rem) {
+			if (plus)
+				fs_entry_forget(fs, &e);
+			break;
+		}
+		rem -= len;
+		d->offset = d->entry->d_off;
+		d->entry = NULL;
+	}
+	return (int)(size - rem);
+}
+
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, struct fuse_file_info *fi,
+		       bool plus)
+{
+	struct fs *fs = fs_of(req);
+	struct dir_handle *d = dir_handle_of(fi);
+	_cleanup_free_ char *buf = malloc(size);
+
+	if (!buf) {
+		fs_reply_err(req, -ENOMEM);
+		return;
+	}
+	if (offset != d->offset) {
+		seekdir(d->dp, offset);
+		d->entry = NULL;
+		d->offset = offset;
+	}
+	int r = fill_dir(fs, req, fs_inode(fs, ino), d, buf, size, plus);
+	if (r < 0)
+		fs_reply_err(req, r);
+	else
+		fuse_reply_buf(req, buf, (size_t)r);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, offset, fi, false);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, offset, fi, true);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dir_handle *d = dir_handle_of(fi);
+
+	closedir(d->dp);
+	free(d);
+	fs_reply_err(req, 0);
+}
+
+static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	int fd = dirfd(dir_handle_of(fi)->dp);
+	int r = datasync ? fdatasync(fd) : fsync(fd);
+
+	fs_reply_err(req, r < 0 ? negative_errno() : 0);
+}
+
+void fs_ops_dir(struct fuse_lowlevel_ops *ops)
+{
+	ops->mkdir = op_mkdir;
+	ops->mknod = op_mknod;
+	ops->symlink = op_symlink;
+	ops->link = op_link;
+	ops->unlink = op_unlink;
+	ops->rmdir = op_rmdir;
+	ops->rename = op_rename;
+	ops->opendir = op_opendir;
+	ops->readdir = op_readdir;
+	ops->readdirplus = op_readdirplus;
+	ops->releasedir = op_releasedir;
+	ops->fsyncdir = op_fsyncdir;
+}

@@ -1,0 +1,316 @@
+/* Open files: open, create, read, write, flush, release, fsync, fallocate,
+ * copy_file_range, lseek.
+ *
+ * Locks (flock and POSIX) are left to the kernel: without getlk/setlk/flock
+ * operations it keeps them locally, with the exact semantics of a local file
+ * system among every process that uses the mount. Done here instead, every
+ * lock would belong to the daemon, so POSIX owners could not be told apart.
+ * Locks taken on the underlying tree from outside the mount are not seen. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "fs/internal.h"
+#include "fs/judge.h"
+
+static bool wants_write(int flags)
+{
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
+/* The flags the daemon opens with. With the writeback cache the kernel reads
+ * pages of write-only files and places appends itself, so a write-only open
+ * becomes read-write and O_APPEND goes; O_DIRECT is the kernel's business. */
+static int backing_flags(const struct fs *fs, int flags)
+{
+	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_DIRECT);
+	if (fs->writeback) {
+		if ((flags & O_ACCMODE) == O_WRONLY)
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		flags &= ~O_APPEND;
+	}
+	return flags;
+}
+
+static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd)
+{
+	fi->fh = (uint64_t)fd;
+	fi->keep_cache = fs->opt.cache == FS_CACHE_ALWAYS;
+}
+
+/* Opens through OPEN_AT (the inode's handle, or a name in a directory); a
+ * write-only file the daemon may not read is opened as asked. */
+static int open_backing(struct fs *fs, struct inode *i, int dirfd, const char *name, int flags)
+{
+	int bflags = backing_flags(fs, flags);
+	for (;;) {
+		int fd = i ? inode_open(fs->table, i, bflags)
+			   : openat(dirfd, name, bflags | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && !i)
+			fd = negative_errno();
+		if (fd != -EACCES || (bflags & O_ACCMODE) == (flags & O_ACCMODE))
+			return fd;
+		bflags = (bflags & ~O_ACCMODE) | (flags & O_ACCMODE);
+	}
+}
+
+static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
+{
+	if (wants_write(fi->flags)) {
+		_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+		int r = judge_object(fs, req, s, POLICY_OP_WRITE, fs_policy_id(i), (unsigned long)fi->flags);
+		if (r < 0)
+			return r;
+	}
+	int fd = open_backing(fs, i, -1, NULL, fi->flags);
+	if (fd < 0)
+		return fd;
+	set_open_reply(fs, fi, fd);
+	return 0;
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	int r = do_open(fs, req, fs_inode(fs, ino), fi);
+	if (r < 0)
+		fs_reply_err(req, r);
+	else if (fuse_reply_open(req, fi) != 0)
+		close((int)fi->fh);
+}
+
+/* create() of a name that exists already (no O_EXCL) is an open of it,
+ * judged as one; the opened object must be the one judged. */
+static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *name, const struct stat *st,
+			 int flags)
+{
+	struct stat now;
+
+	if (flags & O_EXCL)
+		return -EEXIST;
+	/* Seen only when the kernel's negative entry is stale; a FIFO or a
+	 * device is never opened by the daemon on a caller's behalf. */
+	if (!S_ISREG(st->st_mode))
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EEXIST;
+	if (wants_write(flags)) {
+		_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+		int r = judge_object(fs, req, s, POLICY_OP_WRITE, stat_policy_id(st), (unsigned long)flags);
+		if (r < 0)
+			return r;
+	}
+	_cleanup_close_ int fd = open_backing(fs, NULL, dirfd, name, flags);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &now) < 0)
+		return negative_errno();
+	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+		return -EAGAIN; /* swapped under us from outside the mount */
+	return TAKE_FD(fd);
+}
+
+/* Creates NAME as the caller; -EEXIST if it appeared meanwhile. */
+static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int dirfd, const char *name,
+		      mode_t mode, int flags)
+{
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	struct policy_id pid = fs_policy_id(parent);
+	int fd;
+
+	int r = judge_add(fs, req, s, POLICY_OP_CREATE, pid, name);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_caller_ struct caller_saved c = { 0 };
+		r = fs_become_caller(fs, req, &c);
+		if (r < 0)
+			return r;
+		fd = openat(dirfd, name, backing_flags(fs, flags) | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0)
+			return negative_errno();
+	}
+	judge_changed(fs, s, pid, name);
+	return fd;
+}
+
+static int create_or_open(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode,
+			  int flags)
+{
+	_cleanup_ifd_ struct ifd p = { 0 };
+	struct stat st;
+
+	int r = inode_fd_acquire(fs->table, parent, &p);
+	if (r < 0)
+		return r;
+	/* Twice at most: a name that appears between the two looks is opened. */
+	for (int tries = 0; tries < 2; tries++) {
+		if (fstatat(p.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return open_existing(fs, req, p.fd, name, &st, flags);
+		if (errno != ENOENT)
+			return negative_errno();
+		r = create_new(fs, req, parent, p.fd, name, mode, flags);
+		if (r != -EEXIST || (flags & O_EXCL))
+			return r;
+	}
+	return -EEXIST;
+}
+
+static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode,
+		     struct fuse_file_info *fi, struct fuse_entry_param *e)
+{
+	_cleanup_close_ int fd = create_or_open(fs, req, parent, name, mode, fi->flags);
+	if (fd < 0)
+		return fd;
+	int r = fs_lookup_entry(fs, parent, name, e);
+	if (r < 0)
+		return r;
+	set_open_reply(fs, fi, TAKE_FD(fd));
+	return 0;
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct fuse_entry_param e;
+
+	int r = do_create(fs, req, fs_inode(fs, parent), name, mode, fi, &e);
+	if (r < 0) {
+		fs_reply_err(req, r);
+	} else if (fuse_reply_create(req, &e, fi) != 0) {
+		fs_entry_forget(fs, &e);
+		close((int)fi->fh);
+	}
+}
+
+/* ---- Data ------------------------------------------------------------------- */
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+
+	/* The data goes from the file to the kernel by splice where it can. */
+	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	buf.buf[0].fd = (int)fi->fh;
+	buf.buf[0].pos = off;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+}
+
+static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in, off_t off,
+			 struct fuse_file_info *fi)
+{
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
+
+	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	out.buf[0].fd = (int)fi->fh;
+	out.buf[0].pos = off;
+	ssize_t n = fuse_buf_copy(&out, in, 0);
+	if (n < 0)
+		fs_reply_err(req, (int)n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+/* close(2) of one of the caller's descriptors: report what closing a
+ * duplicate reports (a network file system's deferred write errors). */
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	int fd = dup((int)fi->fh);
+	int r = fd < 0 || close(fd) < 0 ? negative_errno() : 0;
+
+	fs_reply_err(req, r);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	close((int)fi->fh);
+	fs_reply_err(req, 0);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	int fd = (int)fi->fh;
+	int r = datasync ? fdatasync(fd) : fsync(fd);
+
+	fs_reply_err(req, r < 0 ? negative_errno() : 0);
+}
+
+static int do_fallocate(struct fs *fs, fuse_req_t req, struct inode *i, int mode, off_t off, off_t len,
+			const struct fuse_file_info *fi)
+{
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+
+	int r = judge_object(fs, req, s, POLICY_OP_FALLOCATE, fs_policy_id(i), (unsigned long)mode);
+	if (r < 0)
+		return r;
+	return fallocate((int)fi->fh, mode, off, len) < 0 ? negative_errno() : 0;
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+
+	fs_reply_err(req, do_fallocate(fs, req, fs_inode(fs, ino), mode, off, len, fi));
+}
+
+static ssize_t do_copy_file_range(struct fs *fs, fuse_req_t req, const struct fuse_file_info *fi_in, off_t off_in,
+				  struct inode *out, const struct fuse_file_info *fi_out, off_t off_out, size_t len,
+				  int flags)
+{
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+
+	int r = judge_object(fs, req, s, POLICY_OP_COPY_INTO, fs_policy_id(out), (unsigned long)flags);
+	if (r < 0)
+		return r;
+	ssize_t n = copy_file_range((int)fi_in->fh, &off_in, (int)fi_out->fh, &off_out, len, (unsigned)flags);
+	return n < 0 ? negative_errno() : n;
+}
+
+static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, struct fuse_file_info *fi_in,
+			       fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len,
+			       int flags)
+{
+	struct fs *fs = fs_of(req);
+
+	ssize_t n = do_copy_file_range(fs, req, fi_in, off_in, fs_inode(fs, ino_out), fi_out, off_out, len, flags);
+	if (n < 0)
+		fs_reply_err(req, (int)n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+/* SEEK_DATA and SEEK_HOLE. Under the writeback cache the kernel asks without
+ * flushing its dirty pages first, so the backing file could show a hole where
+ * data waits: ENOSYS makes the kernel answer itself from then on (all data,
+ * a hole at the end), which is never wrong, only less precise. */
+static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
+{
+	if (fs_of(req)->writeback) {
+		fs_reply_err(req, -ENOSYS);
+		return;
+	}
+	off_t pos = lseek((int)fi->fh, off, whence);
+
+	if (pos < 0)
+		fs_reply_err(req, negative_errno());
+	else
+		fuse_reply_lseek(req, pos);
+}
+
+void fs_ops_file(struct fuse_lowlevel_ops *ops)
+{
+	ops->open = op_open;
+	ops->create = op_create;
+	ops->read = op_read;
+	ops->write_buf = op_write_buf;
+	ops->flush = op_flush;
+	ops->release = op_release;
+	ops->fsync = op_fsync;
+	ops->fallocate = op_fallocate;
+	ops->copy_file_range = op_copy_file_range;
+	ops->lseek = op_lseek;
+}

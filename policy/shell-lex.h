@@ -1,0 +1,83 @@
+/* The shell reader's lexer, shared by the lexer and the parser only.
+ *
+ * Lexing and parsing are interleaved as in every shell: a '$(' inside a word
+ * is read by the parser (shell_parse_subst), and the lexer reads the bodies of
+ * pending here-documents when it meets the end of their line.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy/shell-ast.h"
+
+enum shell_tok_kind {
+	SHELL_TOK_EOF,
+	SHELL_TOK_NEWLINE,
+	SHELL_TOK_WORD,
+	SHELL_TOK_OP,
+};
+
+enum shell_op {
+	SHELL_OP_AND_IF,   /* && */
+	SHELL_OP_OR_IF,    /* || */
+	SHELL_OP_PIPE,     /* | */
+	SHELL_OP_PIPE_ALL, /* |& */
+	SHELL_OP_AMP,      /* & */
+	SHELL_OP_SEMI,     /* ; */
+	SHELL_OP_DSEMI,    /* ;; and the bash ;& ;;& */
+	SHELL_OP_LPAREN,
+	SHELL_OP_RPAREN,
+	SHELL_OP_REDIR,    /* see redir, fd */
+};
+
+struct shell_token {
+	enum shell_tok_kind kind;
+	uint32_t pos;
+	enum shell_op op;
+	enum shell_redir_op redir;
+	int fd;                 /* explicit descriptor of a redirection, or -1 */
+	bool strip_tabs;        /* <<- */
+	struct shell_word *word;
+};
+
+struct shell_heredoc {
+	struct shell_redir *redir;
+	bool strip_tabs;
+	struct shell_heredoc *next;
+};
+
+struct shell_reader {
+	const char *buf;
+	size_t len, pos;
+	uint32_t base; /* offset of buf in the outermost line, for positions */
+	struct shell_arena *arena;
+	size_t *nodes;            /* shared by nested readers */
+	unsigned depth;
+	struct shell_error *err;
+	struct shell_token ahead; /* the parser's one token of lookahead */
+	bool have_ahead;
+	struct shell_heredoc *heredocs; /* awaiting the end of their line, in order */
+};
+
+/* Records the first error and returns its code. */
+int shell_reader_fail(struct shell_reader *r, int code, size_t pos, const char *what);
+/* A zeroed node counted against SHELL_MAX_NODES, or NULL with the error set. */
+void *shell_reader_node(struct shell_reader *r, size_t size);
+/* Enters one level of nesting; fails past SHELL_MAX_DEPTH. */
+int shell_reader_enter(struct shell_reader *r, size_t pos);
+
+/* Reads the next token at r->pos. */
+int shell_lex_next(struct shell_reader *r, struct shell_token *t);
+/* Queues a here-document whose body follows the current line. */
+int shell_lex_queue_heredoc(struct shell_reader *r, struct shell_redir *redir, bool strip_tabs);
+/* The value of a word made only of literal and quoted text, or NULL. */
+const char *shell_lex_word_literal(struct shell_arena *arena, const struct shell_word *w);
+
+/* Implemented by the parser: reads the list of a '$(' up to its ')', with
+ * r->pos just after the '('. */
+int shell_parse_subst(struct shell_reader *r, struct shell_cmd **out);
+/* Implemented by the parser: reads TEXT (unescaped backquote contents) as a
+ * line of its own, sharing r's arena and bounds. */
+int shell_parse_nested(struct shell_reader *r, const char *text, size_t len, uint32_t base, struct shell_cmd **out);

@@ -1,0 +1,478 @@
+#!/bin/sh
+# oz0fs benchmark suite: every workload on native ext4, oz0fs and the FUSE
+# peers, in one run, interleaved and repeated. `make bench` runs it.
+#
+# Environment (all optional):
+#   OZ0FS=path        the oz0fs binary (make bench passes the one it built)
+#   OZ0FS_OPTS=...    extra -o options for oz0fs (default: its own defaults)
+#   QUICK=1           3 runs, a part of the Linux tree and smaller files
+#   RUNS=N            repetitions (default 5, QUICK 3)
+#   TARGETS="..."     a subset of: native oz0fs passthrough_ll bindfs fuse-overlayfs
+#   GROUPS="..."      a subset of: tree build meta seq rand
+#   BENCH_TMP=dir     where the trees live; on the disk native is measured on
+#                     (default /var/tmp)
+#   RESULTS=dir       where latest.{md,csv,png} go (default: results/ here)
+#
+# Needs root: it installs packages, mounts, and drops the page cache.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+self="$here/$(basename "$0")"
+
+# ---- The workloads --------------------------------------------------------
+# One line each, run in this order within a group. A group runs on one fresh
+# mount of one target; its steps share state (the untarred tree, the 100k
+# files), so when a step fails the rest of its group is recorded as skipped.
+#   mode: time  timed as is
+#         warm  run once untimed, then timed
+#         cold  page cache dropped, then timed
+#         prep  untimed set-up (recorded only if it fails)
+#         rss   daemon's peak RSS (VmHWM) / inodes in the tree, in bytes
+#   timeout: seconds for one run of the step, full / QUICK sizes
+workloads() {
+	cat <<'EOF'
+# name          group  mode  step        full quick  what
+untar           tree   time  untar        240   60   untar the Linux source tree onto the mount
+rss_untar       tree   rss   -              0    0   daemon peak RSS per inode after the untar (bytes)
+git_commit      tree   time  git_commit   300   90   git add -A && git commit of the tree
+status_warm     tree   warm  status        60   30   git status, warm
+status_cold     tree   cold  status       120   60   git status, page cache dropped
+grep_warm       tree   warm  grep         120   60   grep -rF of an absent string over the tree, warm
+grep_cold       tree   cold  grep         240  120   grep -rF of an absent string over the tree, cold
+find            tree   time  find          60   30   find -type f | wc -l over the tree
+build_prep      build  prep  build_prep    60   60   generate the C sources
+build           build  time  build        300  120   make -j2 of the generated C files
+meta_create     meta   time  meta_create  300  120   create the small files
+meta_stat       meta   cold  meta_stat    300  120   stat each file, page cache dropped
+meta_rename     meta   time  meta_rename  300  120   rename each file
+rss_meta        meta   rss   -              0    0   daemon peak RSS per inode after the small files (bytes)
+meta_unlink     meta   time  meta_unlink  300  120   unlink each file
+seq_write       seq    time  seq_write    300  120   sequential write, 1 MiB blocks, fsync at the end
+seq_read        seq    cold  seq_read     300  120   sequential read, 1 MiB blocks, cold
+rand_prep       rand   prep  rand_prep    300  120   lay out the random-I/O file
+rand_write      rand   time  rand_write   300  120   random 4 KiB writes, fsync at the end
+rand_read       rand   cold  rand_read    300  120   random 4 KiB reads, cold
+EOF
+}
+
+all_targets="native oz0fs passthrough_ll bindfs fuse-overlayfs"
+all_groups="tree build meta seq rand"
+
+# ---- Sizes ----------------------------------------------------------------
+# QUICK: a part of the tree (drivers/net, ~6k files), 10k small files, 512 MiB.
+if [ "${QUICK:-0}" = 1 ]; then
+	runs=${RUNS:-3}
+	tree_part=linux-source-6.1/drivers/net
+	meta_files=10000
+	seq_size=512M
+	rand_file=256M
+	rand_io=32M
+	build_files=200
+	size_col=quick
+else
+	runs=${RUNS:-5}
+	tree_part=
+	meta_files=100000
+	seq_size=4G
+	rand_file=1G
+	rand_io=128M
+	build_files=240
+	size_col=full
+fi
+targets=${TARGETS:-$all_targets}
+groups=${GROUPS:-$all_groups}
+needle='oz0fs-bench: a string no source file holds'
+linux_tarball=/usr/src/linux-source-6.1.tar.xz
+hooks=1000
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+now() { date +%s.%N; }
+
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# ---- Steps ----------------------------------------------------------------
+# Each step runs in its own process (`run.sh __step NAME MOUNT BACKING`)
+# so that `timeout` can bound it and a hung mount cannot stall the run.
+# $tools holds the prepared tarball and helpers.
+
+step_untar() { tar -xf "$tools/tree.tar" -C "$1"; }
+step_git_commit() {
+	cd "$1"
+	git add -A
+	git commit -q -m bench
+}
+step_status() {
+	cd "$1"
+	git status --porcelain >/dev/null
+}
+step_grep() {
+	# Exit status 1 is "no match", which is the point: every byte is read.
+	rc=0
+	grep -rF -- "$needle" "$1/linux-source-6.1" || rc=$?
+	[ "$rc" -le 1 ]
+}
+step_find() {
+	n=$(find "$1/linux-source-6.1" -type f | wc -l)
+	[ "$n" -gt 0 ]
+}
+step_build_prep() { sh "$here/gen-build.sh" "$1/build" "$build_files"; }
+step_build() { make -s -j2 -C "$1/build"; }
+step_meta_create() { "$tools/meta" create "$1/meta" "$meta_files"; }
+step_meta_stat() { "$tools/meta" stat "$1/meta" "$meta_files"; }
+step_meta_rename() { "$tools/meta" rename "$1/meta" "$meta_files"; }
+step_meta_unlink() { "$tools/meta" unlink "$1/meta" "$meta_files"; }
+
+# fio with psync: one syscall per block, as a build or an editor does.
+fio_run() {
+	fio --output=/dev/null --name=bench --ioengine=psync --filename="$1/fio.dat" "$@"
+}
+step_seq_write() { fio_run "$1" --rw=write --bs=1M --size="$seq_size" --end_fsync=1; }
+step_seq_read() { fio_run "$1" --rw=read --bs=1M --size="$seq_size"; }
+step_rand_prep() { fio_run "$1" --rw=write --bs=1M --size="$rand_file" --end_fsync=1; }
+step_rand_write() {
+	fio_run "$1" --rw=randwrite --bs=4k --size="$rand_file" --io_size="$rand_io" \
+		--randrepeat=1 --end_fsync=1
+}
+step_rand_read() {
+	fio_run "$1" --rw=randread --bs=4k --size="$rand_file" --io_size="$rand_io" --randrepeat=1
+}
+
+if [ "${1:-}" = __step ]; then
+	tools=$5
+	"step_$2" "$3"
+	exit 0
+fi
+
+# ---- Targets --------------------------------------------------------------
+# mount_T BACKING MOUNT: mounts BACKING at MOUNT and returns once it is live.
+# native measures BACKING itself (MOUNT is a symlink to it).
+# comm_T: the daemon's process name, to find its pid for the RSS figures.
+
+mount_native() { rmdir "$2" && ln -s "$1" "$2"; }
+comm_native() { :; }
+
+mount_oz0fs() {
+	# shellcheck disable=SC2086 # OZ0FS_OPTS is a list of words by design
+	"$oz0fs" ${OZ0FS_OPTS:+-o "$OZ0FS_OPTS"} "$1" "$2"
+}
+comm_oz0fs() { echo oz0fs; }
+
+# passthrough_ll at its fastest: kernel caches kept (cache=always), writeback
+# cache, multithreaded with a cloned /dev/fuse fd per thread.
+mount_passthrough_ll() {
+	"$tools/passthrough_ll" -o "source=$1,cache=always,writeback,clone_fd" "$2"
+}
+comm_passthrough_ll() { echo passthrough_ll; }
+
+# bindfs is single-threaded unless told otherwise.
+mount_bindfs() { bindfs --multithreaded "$1" "$2"; }
+comm_bindfs() { echo bindfs; }
+
+# fuse-overlayfs with the tree as its upper layer over an empty lower one:
+# every file lives in the upper layer, as after an agent's first writes.
+mount_fuse_overlayfs() {
+	mkdir -p "$1.lower" "$1.work"
+	fuse-overlayfs -o "lowerdir=$1.lower,upperdir=$1,workdir=$1.work" "$2"
+}
+comm_fuse_overlayfs() { echo fuse-overlayfs; }
+
+fn() { echo "$1" | tr - _; }
+
+# daemon_pid TARGET MOUNT: the pid of the daemon serving MOUNT.
+daemon_pid() {
+	comm=$("comm_$(fn "$1")")
+	[ -n "$comm" ] || return 0
+	for p in $(pgrep -x "$comm" || true); do
+		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- " $2"; then
+			echo "$p"
+			return 0
+		fi
+	done
+}
+
+# alive PID: the process runs (a daemon reparented to a subreaper that does
+# not reap it lingers as a zombie, which is as good as gone).
+alive() {
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# unmount TARGET MOUNT: lazily if busy; then waits for the daemon we started
+# to end, and ends it by its pid if it will not.
+unmount() {
+	if [ "$1" = native ]; then
+		rm -f "$2"
+		return 0
+	fi
+	pid=$(daemon_pid "$1" "$2")
+	fusermount3 -u "$2" 2>/dev/null || fusermount3 -uz "$2" 2>/dev/null || true
+	if [ -n "$pid" ]; then
+		i=0
+		while alive "$pid" && [ $i -lt 50 ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rmdir "$2" 2>/dev/null || true
+}
+
+# fresh_backing DIR: a Git working tree whose .git/hooks holds $hooks files.
+# Everything in hooks is protected, so oz0fs's model holds at least $hooks
+# protected objects. It is made before mounting, the same for every target;
+# none of the names is a hook Git runs.
+fresh_backing() {
+	rm -rf "$1" "$1.lower" "$1.work"
+	mkdir -p "$1"
+	git init -q "$1"
+	i=1
+	while [ $i -le $hooks ]; do
+		printf '#!/bin/sh\nexit 0\n' >"$1/.git/hooks/bench-$i"
+		i=$((i + 1))
+	done
+}
+
+# ---- Recording ------------------------------------------------------------
+# results.csv: run,target,workload,value,unit,status,error
+record() {
+	err=$(printf '%s' "$7" | tr '\n,"' '   ' | cut -c1-160)
+	printf '%s,%s,%s,%s,%s,%s,"%s"\n' "$1" "$2" "$3" "$4" "$5" "$6" "$err" >>"$csv"
+}
+
+# run_step STEP LIMIT MOUNT BACKING: one run of a step, bounded in time;
+# its stderr is kept for the record.
+run_step() {
+	timeout -k 10 "$2" sh "$self" __step "$1" "$3" "$4" "$tools" \
+		2>"$work/step.err" >/dev/null
+}
+
+# run_group RUN TARGET GROUP: one fresh mount, the group's steps in order.
+run_group() {
+	run=$1 target=$2 group=$3
+	backing="$work/$target"
+	mnt="$work/$target.mnt"
+	fresh_backing "$backing"
+	mkdir -p "$mnt"
+	failed=
+	if ! out=$("mount_$(fn "$target")" "$backing" "$mnt" 2>&1); then
+		failed="mount failed: $out"
+	fi
+	workloads | grep -v '^#' | while read -r name grp mode step tfull tquick _what; do
+		[ "$grp" = "$group" ] || continue
+		if [ -n "$failed" ]; then
+			[ "$mode" = prep ] || record "$run" "$target" "$name" "" s failed "$failed"
+			continue
+		fi
+		if [ "$mode" = rss ]; then
+			pid=$(daemon_pid "$target" "$mnt")
+			if [ -z "$pid" ]; then
+				record "$run" "$target" "$name" "" B/inode na "no daemon"
+				continue
+			fi
+			hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
+			inodes=$(find "$backing" | wc -l)
+			record "$run" "$target" "$name" "$((hwm * 1024 / inodes))" B/inode ok \
+				"VmHWM ${hwm} KiB over $inodes inodes"
+			continue
+		fi
+		if [ "$size_col" = quick ]; then limit=$tquick; else limit=$tfull; fi
+		rc=0
+		case $mode in
+		warm) run_step "$step" "$limit" "$mnt" "$backing" || rc=$? ;;
+		cold) drop_caches ;;
+		esac
+		if [ $rc -eq 0 ]; then
+			t0=$(now)
+			run_step "$step" "$limit" "$mnt" "$backing" || rc=$?
+			t1=$(now)
+		fi
+		if [ $rc -eq 0 ]; then
+			[ "$mode" = prep ] ||
+				record "$run" "$target" "$name" "$(echo "$t1 - $t0" | bc)" s ok ""
+		else
+			if [ $rc -ge 124 ]; then why="timeout after ${limit}s"; else why="exit $rc"; fi
+			why="$why: $(tail -n 2 "$work/step.err")"
+			say "$target $name failed: $why"
+			record "$run" "$target" "$name" "" s failed "$why"
+			failed="skipped: $name failed"
+		fi
+	done
+	unmount "$target" "$mnt"
+	rm -rf "$backing" "$backing.lower" "$backing.work"
+}
+
+# ---- Set-up ---------------------------------------------------------------
+# install_deps: only what is missing, from Debian.
+install_deps() {
+	need=
+	for pkg in bindfs fuse-overlayfs fuse3 libfuse3-dev linux-source-6.1 fio \
+		gnuplot-nox build-essential pkg-config git bc procps psmisc xz-utils; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
+			need="$need $pkg"
+	done
+	[ -z "$need" ] && return 0
+	say "installing:$need"
+	apt-get update -q
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need
+}
+
+# prepare_tools: the helpers and the tarball, built outside the tree. The
+# tarball is decompressed ahead of time (xz would dominate the untar), and
+# Debian's .gitignore, which ignores the whole top level, loses its Debian
+# block so that `git add -A` adds the tree.
+prepare_tools() {
+	cc -O2 -Wall -o "$tools/meta" "$here/meta.c"
+	# The example and its header; Debian may compress either.
+	ex=/usr/share/doc/libfuse3-dev/examples
+	for f in passthrough_ll.c passthrough_helpers.h; do
+		if [ -f "$ex/$f" ]; then cp "$ex/$f" "$tools/"; elif [ -f "$ex/$f.gz" ]; then gzip -dc "$ex/$f.gz" >"$tools/$f"; fi
+	done
+	if [ -f "$tools/passthrough_ll.c" ]; then
+		# shellcheck disable=SC2046 # pkg-config prints a list of flags
+		cc -O2 -w -o "$tools/passthrough_ll" "$tools/passthrough_ll.c" $(pkg-config fuse3 --cflags --libs)
+	fi
+	cache="$BENCH_TMP/oz0fs-bench-tree${tree_part:+-quick}.tar"
+	if ! [ -f "$cache" ] || [ "$linux_tarball" -nt "$cache" ]; then
+		say "preparing the Linux tree tarball"
+		x="$tools/x"
+		mkdir -p "$x"
+		# The whole tree, or just the part and the .gitignore.
+		if [ -n "$tree_part" ]; then set -- "$tree_part" linux-source-6.1/.gitignore; else set --; fi
+		tar -xJf "$linux_tarball" -C "$x" "$@"
+		sed -i '/^# Debian packaging/,$d' "$x/linux-source-6.1/.gitignore"
+		tar -cf "$cache.tmp" -C "$x" linux-source-6.1
+		mv "$cache.tmp" "$cache"
+		rm -rf "$x"
+	fi
+	ln -s "$cache" "$tools/tree.tar"
+}
+
+# usable TARGET: 0 if it mounts here; else prints why.
+usable() {
+	case $1 in
+	oz0fs) [ -x "$oz0fs" ] || { echo "no oz0fs binary (set OZ0FS)"; return 1; } ;;
+	passthrough_ll)
+		[ -x "$tools/passthrough_ll" ] || {
+			echo "libfuse3-dev ships no passthrough_ll.c example"
+			return 1
+		}
+		;;
+	esac
+	b="$work/probe-$1"
+	m="$b.mnt"
+	fresh_backing "$b"
+	mkdir -p "$m"
+	rc=0
+	out=$("mount_$(fn "$1")" "$b" "$m" 2>&1) || rc=$?
+	if [ $rc -eq 0 ] && ! [ -d "$m/.git/hooks" ]; then rc=1 out="mounted, but the tree is not visible"; fi
+	# oz0fs must judge: a new file among the hooks has to be refused.
+	if [ $rc -eq 0 ] && [ "$1" = oz0fs ] && touch "$m/.git/hooks/pre-commit" 2>/dev/null; then
+		echo "oz0fs accepted a new .git/hooks/pre-commit: its policy was NOT enforcing in this run" >>"$notes"
+	fi
+	unmount "$1" "$m"
+	rm -rf "$b" "$b.lower" "$b.work"
+	[ $rc -eq 0 ] || { echo "$out" | tail -n 1; return 1; }
+}
+
+versions() {
+	v() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo '?'; }
+	echo "- kernel: $(uname -sr)"
+	echo "- CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores; $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
+	echo "- disk: $(df -T "$work" | awk 'NR == 2 { print $2 }') on a $(lsblk -ndo TYPE "$(df "$work" | awk 'NR == 2 { print $1 }')" 2>/dev/null || echo '?') device; open-file limit $(ulimit -n)"
+	echo "- oz0fs: ${oz0fs_version:-unavailable}${OZ0FS_OPTS:+ (-o $OZ0FS_OPTS)}"
+	echo "- libfuse $(v libfuse3-3) (passthrough_ll example), bindfs $(v bindfs), fuse-overlayfs $(v fuse-overlayfs)"
+	echo "- git $(v git), GNU tar $(v tar), grep $(v grep), fio $(v fio), gcc $(v gcc)"
+}
+
+# ---- Main -----------------------------------------------------------------
+[ "$(id -u)" = 0 ] || die "run as root: it installs packages, mounts and drops caches"
+install_deps
+BENCH_TMP=${BENCH_TMP:-/var/tmp}
+RESULTS=${RESULTS:-$here/results}
+mkdir -p "$RESULTS"
+work=$(mktemp -d "$BENCH_TMP/oz0fs-bench.XXXXXX")
+tools="$work/tools"
+mkdir -p "$tools"
+csv="$work/results.csv"
+oz0fs=${OZ0FS:-}
+[ -z "$oz0fs" ] || oz0fs=$(cd "$(dirname "$oz0fs")" && pwd)/$(basename "$oz0fs")
+notes="$work/notes"
+: >"$notes"
+cleanup() {
+	for t in $all_targets; do unmount "$t" "$work/$t.mnt" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+prepare_tools
+echo 'run,target,workload,value,unit,status,error' >"$csv"
+
+live=
+for t in $targets; do
+	if why=$(usable "$t"); then
+		live="$live $t"
+	else
+		say "$t unavailable: $why"
+		workloads | grep -v '^#' | while read -r name grp _; do
+			case " $groups " in *" $grp "*) record 0 "$t" "$name" "" s failed "unavailable: $why" ;; esac
+		done
+	fi
+done
+[ -x "$oz0fs" ] && oz0fs_version=$("$oz0fs" --version 2>/dev/null | head -n 1) || true
+[ -n "${oz0fs_version:-}" ] || { [ -x "$oz0fs" ] && oz0fs_version="built from this tree"; } || true
+
+# Interleave: each group runs on every target in turn, the order rotated
+# every run, so that noise from other work on the machine (and the page
+# cache's history) falls on all targets alike rather than on the last one.
+started=$(now)
+r=1
+while [ $r -le "$runs" ]; do
+	set -- $live
+	k=1
+	while [ $k -lt "$r" ] && [ $# -gt 1 ]; do
+		first=$1
+		shift
+		set -- "$@" "$first"
+		k=$((k + 1))
+	done
+	order="$*"
+	for g in $groups; do
+		for t in $order; do
+			say "run $r/$runs: $g on $t"
+			run_group "$r" "$t" "$g"
+		done
+	done
+	r=$((r + 1))
+done
+elapsed=$(echo "$(now) - $started" | bc | cut -d. -f1)
+
+cp "$csv" "$RESULTS/latest.csv"
+{
+	echo "# oz0fs benchmark"
+	echo
+	echo "$(date -u +%Y-%m-%d), $runs runs$([ "${QUICK:-0}" = 1 ] && echo ', QUICK sizes'), $((elapsed / 60)) min; reproduce with \`make bench\`$([ "${QUICK:-0}" = 1 ] && echo ' QUICK=1')."
+	echo
+	versions
+	echo
+	[ ! -s "$notes" ] || { sed 's/.*/**&**/' "$notes"; echo; }
+	sh "$here/report.sh" "$csv" "$RESULTS/latest.dat" "$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')" "$targets"
+	echo
+	echo "Each cell: median (min–max) over the runs, and the ratio of the median to native ext4's."
+	echo "Times in seconds; RSS rows in bytes of the daemon's peak RSS (VmHWM) per inode in the tree."
+	echo "Sizes: $( [ -n "$tree_part" ] && echo "$tree_part of" ) Debian's linux-source-6.1 tree ($(tar -tf "$tools/tree.tar" | wc -l) entries, tarball decompressed beforehand),"
+	echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
+	echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
+	echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
+} >"$RESULTS/latest.md"
+if gnuplot -e "datafile='$RESULTS/latest.dat'; outfile='$RESULTS/latest.png'" "$here/chart.gp" 2>"$work/gnuplot.err"; then
+	say "chart: $RESULTS/latest.png"
+else
+	say "gnuplot failed: $(tail -n 1 "$work/gnuplot.err")"
+fi
+rm -f "$RESULTS/latest.dat"
+say "report: $RESULTS/latest.md"

@@ -1,0 +1,227 @@
+/* The shell parser: tree shapes, static and dynamic words, errors with
+ * their position, and every bound refusing rather than hanging. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "policy/shell.h"
+
+static struct shell_ast *parse_ok(const char *line)
+{
+	struct shell_ast *ast = NULL;
+	struct shell_error err;
+	int k = shell_parse(line, strlen(line), "test", &ast, &err);
+
+	cr_assert_eq(k, 0, "'%s': %d %s at %u", line, k, err.what ? err.what : "", err.pos);
+	return ast;
+}
+
+static void assert_refused(const char *line, size_t len, int code, uint32_t pos)
+{
+	struct shell_ast *ast = NULL;
+	struct shell_error err;
+	int k = shell_parse(line, len, "test", &ast, &err);
+
+	cr_assert_eq(k, code, "'%.40s': got %d (%s), want %d", line, k, err.what ? err.what : "", code);
+	cr_assert_null(ast);
+	cr_assert_eq(err.code, code);
+	cr_assert_not_null(err.what);
+	cr_assert_str_eq(err.origin, "test");
+	if (pos != UINT32_MAX)
+		cr_assert_eq(err.pos, pos, "'%.40s': error at %u, want %u", line, err.pos, pos);
+}
+
+Test(shell_parse, and_or_is_left_associative)
+{
+	struct shell_ast *ast = parse_ok("a && b || c");
+
+	cr_assert_eq(ast->body->kind, SHELL_CMD_OR);
+	cr_assert_eq(ast->body->left->kind, SHELL_CMD_AND);
+	cr_assert_eq(ast->body->right->kind, SHELL_CMD_SIMPLE);
+	cr_assert_eq(ast->body->right->pos, 10);
+	shell_ast_free(ast);
+}
+
+Test(shell_parse, lists_keep_background_and_order)
+{
+	struct shell_ast *ast = parse_ok("a & b; c\nd");
+	const struct shell_cmd *c = ast->body;
+
+	cr_assert(c->background);
+	cr_assert(!c->next->background);
+	cr_assert_not_null(c->next->next->next);
+	cr_assert_null(c->next->next->next->next);
+	shell_ast_free(ast);
+}
+
+Test(shell_parse, compound_commands)
+{
+	struct shell_ast *ast = parse_ok("if a; then b; elif c; then d; else e; fi; while f; do g; done; "
+					 "for x in 1 2; do h; done; case $y in a|b) i;; *) j;; esac; (k); { l; }; "
+					 "m() { n; }; function o { p; }");
+	const enum shell_cmd_kind want[] = {SHELL_CMD_IF,   SHELL_CMD_WHILE,    SHELL_CMD_FOR,
+					    SHELL_CMD_CASE, SHELL_CMD_SUBSHELL, SHELL_CMD_GROUP,
+					    SHELL_CMD_FUNCDEF, SHELL_CMD_FUNCDEF};
+	const struct shell_cmd *c = ast->body;
+
+	for (size_t i = 0; i < ELEMENTSOF(want); i++, c = c->next) {
+		cr_assert_not_null(c);
+		cr_assert_eq(c->kind, want[i], "command %zu", i);
+	}
+	cr_assert_null(c);
+	cr_assert_eq(ast->body->alt->kind, SHELL_CMD_IF);
+	cr_assert_str_eq(ast->body->next->next->next->next->next->next->name, "m");
+	shell_ast_free(ast);
+}
+
+Test(shell_parse, assignments_and_redirections)
+{
+	struct shell_ast *ast = parse_ok("A=1 B=\"x y\" cmd 2>&1 >out <<<here arg");
+	const struct shell_cmd *c = ast->body;
+
+	cr_assert_str_eq(c->assigns->name, "A");
+	cr_assert_str_eq(shell_word_static(ast, c->assigns->value), "1");
+	cr_assert_str_eq(shell_word_static(ast, c->assigns->next->value), "x y");
+	cr_assert_str_eq(shell_word_static(ast, c->words), "cmd");
+	cr_assert_str_eq(shell_word_static(ast, c->words->next), "arg");
+	cr_assert_eq(c->redirs->op, SHELL_REDIR_DUP_OUT);
+	cr_assert_eq(c->redirs->fd, 2);
+	cr_assert_eq(c->redirs->next->op, SHELL_REDIR_OUT);
+	cr_assert_eq(c->redirs->next->next->op, SHELL_REDIR_HERESTRING);
+	shell_ast_free(ast);
+}
+
+/* Each word and whether it is static: its value, or NULL. */
+Test(shell_parse, static_and_dynamic_words)
+{
+	static const struct {
+		const char *word, *value;
+	} cases[] = {
+		{"plain", "plain"},       {"'a b'", "a b"},     {"\"a b\"", "a b"},   {"a\\ b", "a b"},
+		{"$'a\\tb'", "a\tb"},     {"\"a\\$b\"", "a$b"}, {"'$x'", "$x"},       {"a\"b\"'c'", "abc"},
+		{"$x", NULL},             {"${x}", NULL},       {"$(x)", NULL},       {"`x`", NULL},
+		{"$((1+2))", NULL},       {"*.c", NULL},        {"a?b", NULL},        {"[ab]", NULL},
+		{"[", "["},               {"~", NULL},          {"~/bin", NULL},      {"a~b", "a~b"},
+		{"\"$x\"", NULL},         {"'*'", "*"},         {"\\*", "*"},         {"\"~\"", "~"},
+		{"x=~/a", NULL},          {"--opt=~", "--opt=~"}, {"$", "$"},         {"a\\\nb", "ab"},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *line = NULL;
+		struct shell_ast *ast;
+		const char *v;
+
+		cr_assert_neq(asprintf(&line, "cmd %s", cases[i].word), -1);
+		ast = parse_ok(line);
+		v = shell_word_static(ast, ast->body->words->next);
+		if (cases[i].value)
+			cr_assert_str_eq(v ? v : "(dynamic)", cases[i].value, "word %s", cases[i].word);
+		else
+			cr_assert_null(v, "word %s should be dynamic, is '%s'", cases[i].word, v);
+		shell_ast_free(ast);
+	}
+}
+
+Test(shell_parse, substitutions_hold_commands)
+{
+	struct shell_ast *ast = parse_ok("a \"$(b c)\" ${x:-$(d)} `e` <(f)");
+	const struct shell_word *w = ast->body->words->next;
+
+	cr_assert_eq(w->parts->kind, SHELL_PART_DQUOTE);
+	cr_assert_eq(w->parts->parts->kind, SHELL_PART_CMDSUBST);
+	cr_assert_eq(w->parts->parts->body->kind, SHELL_CMD_SIMPLE);
+	w = w->next;
+	cr_assert_eq(w->parts->kind, SHELL_PART_PARAM);
+	cr_assert_str_eq(w->parts->text, "x");
+	cr_assert_eq(w->parts->parts->next->kind, SHELL_PART_CMDSUBST);
+	w = w->next;
+	cr_assert_eq(w->parts->kind, SHELL_PART_CMDSUBST);
+	cr_assert_str_eq(shell_word_static(ast, w->parts->body->words), "e");
+	w = w->next;
+	cr_assert_eq(w->parts->kind, SHELL_PART_PROCSUBST);
+	shell_ast_free(ast);
+}
+
+Test(shell_parse, heredocs)
+{
+	struct shell_ast *ast = parse_ok("cat <<EOF; cat <<-'X'\n$(a) b\nEOF\n\t$(c)\n\tX\nd");
+	const struct shell_redir *r = ast->body->redirs, *q = ast->body->next->redirs;
+
+	cr_assert_eq(r->body->parts->kind, SHELL_PART_CMDSUBST);
+	cr_assert_str_eq(shell_word_static(ast, q->body), "$(c)\n");
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->next->words), "d");
+	shell_ast_free(ast);
+}
+
+Test(shell_parse, keywords_only_where_a_command_starts)
+{
+	struct shell_ast *ast = parse_ok("echo if then fi }; { echo done; }");
+
+	cr_assert_eq(ast->body->kind, SHELL_CMD_SIMPLE);
+	cr_assert_eq(ast->body->next->kind, SHELL_CMD_GROUP);
+	shell_ast_free(ast);
+}
+
+Test(shell_parse, syntax_errors_carry_their_position)
+{
+	assert_refused("echo 'open", 10, -EINVAL, 5);
+	assert_refused("echo \"open", 10, -EINVAL, 5);
+	assert_refused("a && ", 5, -EINVAL, 5);
+	assert_refused("if a; then b", 12, -EINVAL, 12);
+	assert_refused("a | | b", 7, -EINVAL, 4);
+	assert_refused("(a", 2, -EINVAL, 2);
+	assert_refused("a )", 3, -EINVAL, 2);
+	assert_refused("echo $(a", 8, -EINVAL, 8);
+	assert_refused("echo ${a", 8, -EINVAL, 5);
+	assert_refused("echo `a", 7, -EINVAL, 5);
+	assert_refused("case x in", 9, -EINVAL, 9);
+	assert_refused("for 1 in a; do b; done", 22, -EINVAL, 4);
+	assert_refused("a\0b", 3, -EINVAL, 1);
+}
+
+Test(shell_parse, bound_on_input_size)
+{
+	size_t len = SHELL_MAX_INPUT + 1;
+	_cleanup_free_ char *line = malloc(len);
+
+	cr_assert_not_null(line);
+	memset(line, 'a', len);
+	assert_refused(line, len, -E2BIG, 0);
+}
+
+Test(shell_parse, bound_on_nesting_depth)
+{
+	_cleanup_free_ char *line = NULL;
+	size_t n = SHELL_MAX_DEPTH + 1, len = 0;
+	FILE *m = open_memstream(&line, &len);
+
+	for (size_t i = 0; i < n; i++)
+		fputs("$(", m);
+	for (size_t i = 0; i < n; i++)
+		fputs(")", m);
+	fclose(m);
+	assert_refused(line, len, -E2BIG, UINT32_MAX);
+	free(line);
+	line = NULL;
+	m = open_memstream(&line, &len);
+	for (size_t i = 0; i < n; i++)
+		fputs("( ", m);
+	fclose(m);
+	assert_refused(line, len, -E2BIG, UINT32_MAX);
+}
+
+Test(shell_parse, bound_on_node_count)
+{
+	size_t words = SHELL_MAX_NODES, len = words * 2;
+	_cleanup_free_ char *line = malloc(len);
+
+	cr_assert_not_null(line);
+	for (size_t i = 0; i < words; i++)
+		line[2 * i] = 'a', line[2 * i + 1] = ' ';
+	assert_refused(line, len, -E2BIG, UINT32_MAX);
+}
