@@ -97,11 +97,22 @@ static bool check_bool(const char *value, const struct kv_list *config)
 	return !value || is_one_of(value, words);
 }
 
-/* Free text that git only shows or stores: a name, a mail address, a
- * branch description. */
+/* One line of text that git only stores: a name, a mail address. */
 static bool check_text(const char *value, const struct kv_list *config)
 {
 	return value && !has_control(value);
+}
+
+/* A branch description, which git only shows (format-patch, request-pull):
+ * lines of text, as `git branch --edit-description` writes them. */
+static bool check_description(const char *value, const struct kv_list *config)
+{
+	if (!value)
+		return false;
+	for (const char *s = value; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
+			return false;
+	return true;
 }
 
 /* A ref, refspec or branch name: one word that no command line can take for
@@ -285,7 +296,7 @@ static const struct rule rules[] = {
         {"branch", true, "pushremote", check_remote_name},
         {"branch", true, "merge", check_word},
         {"branch", true, "rebase", check_rebase},
-        {"branch", true, "description", check_text},
+        {"branch", true, "description", check_description},
         {"remote", true, "url", check_remote_url},
         {"remote", true, "pushurl", check_remote_url},
         {"remote", true, "fetch", check_word},

@@ -14,7 +14,7 @@
  */
 #pragma once
 
-#include "policy/config.h"
+#include "policy/conf.h"
 #include "policy/policy.h"
 
 struct git_model;

@@ -1,6 +1,4 @@
-/* <config.h>, not "config.h": a quoted include would find policy/config.h
- * beside this file instead of the build's config.h. */
-#include <config.h>
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,8 +8,7 @@
  * line names, which the second uses for programs in functions, loops and
  * traps ("held in every folder the line names"), as how often and from
  * where those run is not in the line. */
-/* <config.h>: a quoted include would find policy/config.h beside this file. */
-#include <config.h>
+#include "config.h"
 
 #include <errno.h>
 #include <stdarg.h>

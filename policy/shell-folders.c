@@ -1,5 +1,4 @@
-/* <config.h>: a quoted include would find policy/config.h beside this file. */
-#include <config.h>
+#include "config.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,7 @@
 /* The shell lexer: operators, words with their parts, comments and the
  * bodies of here-documents, following POSIX "Token Recognition" and the bash
  * forms ($'...', <(...), &>, |&, <<<) that real Git configuration uses. */
-/* <config.h>: a quoted include would find policy/config.h beside this file. */
-#include <config.h>
+#include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>

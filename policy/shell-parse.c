@@ -1,8 +1,7 @@
 /* The shell parser: recursive descent over the POSIX grammar (XCU 2.10),
  * with the bash forms real Git configuration uses ('function f', '|&').
  * Reserved words are recognised only where a command starts. */
-/* <config.h>: a quoted include would find policy/config.h beside this file. */
-#include <config.h>
+#include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>

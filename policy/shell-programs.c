@@ -3,8 +3,7 @@
  * attached or in the next word, long options shortened to any unique
  * prefix, '--'), since a command's meaning hangs on which word is the
  * program. A dynamic word (NULL) is an operand: its text is unknown. */
-/* <config.h>: a quoted include would find policy/config.h beside this file. */
-#include <config.h>
+#include "config.h"
 
 #include <stdlib.h>
 #include <string.h>

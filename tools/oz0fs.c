@@ -23,7 +23,7 @@
 #include "fs/fs.h"
 #include "git/model.h"
 #include "policy/audit.h"
-#include "policy/config.h"
+#include "policy/conf.h"
 
 #define EXIT_USAGE 2
 

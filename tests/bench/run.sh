@@ -11,7 +11,9 @@
 #   GROUPS="..."      a subset of: tree build meta seq rand
 #   BENCH_TMP=dir     where the trees live; on the disk native is measured on
 #                     (default /var/tmp)
-#   RESULTS=dir       where latest.{md,csv,png} go (default: results/ here)
+#   RESULTS=dir       where the report goes (default: results/ here)
+#   NAME=name         the report's files are NAME.{md,csv,png} (default
+#                     latest, QUICK: quick), so a quick look keeps the full run
 #
 # Needs root: it installs packages, mounts, and drops the page cache.
 set -eu
@@ -394,6 +396,8 @@ versions() {
 install_deps
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
 RESULTS=${RESULTS:-$here/results}
+if [ "${QUICK:-0}" = 1 ]; then name=${NAME:-quick}; else name=${NAME:-latest}; fi
+report_base="$RESULTS/$name"
 mkdir -p "$RESULTS"
 work=$(mktemp -d "$BENCH_TMP/oz0fs-bench.XXXXXX")
 tools="$work/tools"
@@ -418,7 +422,8 @@ for t in $targets; do
 		live="$live $t"
 	else
 		say "$t unavailable: $why"
-		workloads | grep -v '^#' | while read -r name grp _; do
+		workloads | grep -v '^#' | while read -r name grp mode _; do
+			[ "$mode" != prep ] || continue
 			case " $groups " in *" $grp "*) record 0 "$t" "$name" "" s failed "unavailable: $why" ;; esac
 		done
 	fi
@@ -451,7 +456,7 @@ while [ $r -le "$runs" ]; do
 done
 elapsed=$(echo "$(now) - $started" | bc | cut -d. -f1)
 
-cp "$csv" "$RESULTS/latest.csv"
+cp "$csv" "$report_base.csv"
 {
 	echo "# oz0fs benchmark"
 	echo
@@ -460,7 +465,7 @@ cp "$csv" "$RESULTS/latest.csv"
 	versions
 	echo
 	[ ! -s "$notes" ] || { sed 's/.*/**&**/' "$notes"; echo; }
-	sh "$here/report.sh" "$csv" "$RESULTS/latest.dat" "$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')" "$targets"
+	sh "$here/report.sh" "$csv" "$report_base.dat" "$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')" "$targets"
 	echo
 	echo "Each cell: median (min–max) over the runs, and the ratio of the median to native ext4's."
 	echo "Times in seconds; RSS rows in bytes of the daemon's peak RSS (VmHWM) per inode in the tree."
@@ -468,11 +473,11 @@ cp "$csv" "$RESULTS/latest.csv"
 	echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
 	echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
 	echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
-} >"$RESULTS/latest.md"
-if gnuplot -e "datafile='$RESULTS/latest.dat'; outfile='$RESULTS/latest.png'" "$here/chart.gp" 2>"$work/gnuplot.err"; then
-	say "chart: $RESULTS/latest.png"
+} >"$report_base.md"
+if gnuplot -e "datafile='$report_base.dat'; outfile='$report_base.png'" "$here/chart.gp" 2>"$work/gnuplot.err"; then
+	say "chart: $report_base.png"
 else
 	say "gnuplot failed: $(tail -n 1 "$work/gnuplot.err")"
 fi
-rm -f "$RESULTS/latest.dat"
-say "report: $RESULTS/latest.md"
+rm -f "$report_base.dat"
+say "report: $report_base.md"

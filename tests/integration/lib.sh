@@ -288,6 +288,28 @@ refused() {
 	fi
 }
 
+# compare_answers REF GOT: for each "name: answer" line of REF, ok when GOT gives the
+# same answer for that name; then every name GOT has and REF lacks fails.
+compare_answers() {
+	local -A got=() seen=()
+	local line name
+	while IFS= read -r line; do
+		got[${line%: *}]=${line##*: }
+	done <"$2"
+	while IFS= read -r line; do
+		name=${line%: *}
+		if [ -z "${got[$name]+set}" ]; then
+			tap_not_ok "$name" "underlying: ${line##*: }" "mount:      (no answer)"
+		else
+			check_eq "$name" "${line##*: }" "${got[$name]}"
+			seen[$name]=1
+		fi
+	done <"$1"
+	for name in "${!got[@]}"; do
+		[ -n "${seen[$name]+set}" ] || tap_not_ok "$name" "only on the mount: ${got[$name]}"
+	done
+}
+
 # snapshot DIR PATH...: the state of each PATH below DIR, recursively: type,
 # mode, owner, inode, size, mtime, ctime and SHA-256 of every object, or
 # "absent". Two equal snapshots mean nothing was touched.

@@ -179,6 +179,22 @@ static char *read_all(const char *file)
 	return TAKE_PTR(buf);
 }
 
+/* A fresh folder DIR (a mkdtemp template) and the path NAME in it. */
+static char *temp_path(char *dir, const char *name)
+{
+	char *path;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_neq(asprintf(&path, "%s/%s", dir, name), -1);
+	return path;
+}
+
+static void remove_temp(const char *dir, const char *path)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
 Test(audit, file_sink)
 {
 	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
@@ -187,8 +203,7 @@ Test(audit, file_sink)
 	struct audit *a = NULL;
 	struct stat st;
 
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_neq(asprintf(&file, "%s/audit.log", dir), -1);
+	file = temp_path(dir, "audit.log");
 	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
 	audit_refusal(a, "create", &v, 0xc1, 7, 8);
 	audit_close(a);
@@ -203,8 +218,7 @@ Test(audit, file_sink)
 	cr_assert_not_null(strstr(text, "\"op\":\"mkdir\""), "%s", text);
 	cr_assert_not_null(strstr(text, "\"flags\":\"0xc1\",\"rule\":\"frozen-dir\""), "%s", text);
 	cr_assert_not_null(strstr(text, "\"pid\":7,\"uid\":8}\n"), "%s", text);
-	unlink(file);
-	rmdir(dir);
+	remove_temp(dir, file);
 }
 
 Test(audit, open_errors)
@@ -224,8 +238,7 @@ Test(audit, stderr_sink_writes_the_line)
 	struct audit *a = NULL;
 	int fd;
 
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_neq(asprintf(&file, "%s/stderr", dir), -1);
+	file = temp_path(dir, "stderr");
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
@@ -237,8 +250,7 @@ Test(audit, stderr_sink_writes_the_line)
 	cr_assert(strncmp(text, "{\"time\":\"", 9) == 0, "%s", text);
 	cr_assert_not_null(strstr(text, "\"path\":\".envrc\",\"name\":null,\"flags\":\"0x241\""), "%s", text);
 	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1);
-	unlink(file);
-	rmdir(dir);
+	remove_temp(dir, file);
 }
 
 #define WRITERS 8
@@ -280,8 +292,7 @@ Test(audit, concurrent_writers_give_whole_lines)
 	/* Longer than the stack buffer and than PIPE_BUF, so it takes the heap path. */
 	memset(padding, 'p', 5999);
 	padding[5999] = '\0';
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_neq(asprintf(&file, "%s/audit.log", dir), -1);
+	file = temp_path(dir, "audit.log");
 	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
 	for (int i = 0; i < WRITERS; i++) {
 		w[i] = (struct writer){ .a = a, .id = i, .padding = padding };
@@ -302,6 +313,5 @@ Test(audit, concurrent_writers_give_whole_lines)
 	free(line);
 	fclose(f);
 	cr_assert_eq(count, WRITERS * LINES_EACH);
-	unlink(file);
-	rmdir(dir);
+	remove_temp(dir, file);
 }

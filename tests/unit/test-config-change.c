@@ -160,6 +160,7 @@ Test(config_change, allow_listed_keys_with_bad_values)
 	        {"[branch \"x\"]\n\tpushRemote = ../planted\n", "branch.x.pushremote"},
 	        {"[branch \"x\"]\n\trebase = exec sh\n", "branch.x.rebase"},
 	        {"[user]\n\tname = Ada\\nLovelace\n", "user.name"},
+	        {"[branch \"x\"]\n\tdescription = x\\b\n", "branch.x.description"},
 	        {"[push]\n\tdefault = sh\n", "push.default"},
 	        {"[advice]\n\tdetachedHead = !sh\n", "advice.detachedhead"},
 	};
@@ -359,6 +360,8 @@ static const char make_pairs_script[] =
         "pair checkout-track git checkout -q -b feature --track origin/main\n"
         "git branch -q topic\n"
         "pair branch-u git branch -u origin/main topic\n"
+        "printf 'Work on topic\\n\\nSecond paragraph.\\n' >\"$T/description\"\n"
+        "pair branch-description env GIT_EDITOR=\"cp $T/description\" git branch --edit-description topic\n"
         "pair branch-unset-upstream git branch --unset-upstream topic\n"
         "pair branch-rename git branch -m feature feat2\n"
         "git checkout -q -b pushed\n"
@@ -437,9 +440,9 @@ static void expect_pair(const char *dir, const char *name, int want)
 Test(config_change, ordinary_git_rewrites_are_safe, .timeout = 60)
 {
 	static const char *const names[] = {
-	        "submodule-add", "remote-add", "checkout-track", "branch-u",         "branch-unset-upstream",
-	        "branch-rename", "push-u",     "branch-D",       "remote-set-url",   "remote-rename",
-	        "remote-remove", "user-email", "pull-rebase",    "submodule-deinit",
+	        "submodule-add",         "remote-add",    "checkout-track", "branch-u",    "branch-description",
+	        "branch-unset-upstream", "branch-rename", "push-u",         "branch-D",    "remote-set-url",
+	        "remote-rename",         "remote-remove", "user-email",     "pull-rebase", "submodule-deinit",
 	};
 	char *dir = make_pairs();
 

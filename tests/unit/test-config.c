@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "policy/config.h"
+#include "policy/conf.h"
 
 static char dir[] = P_tmpdir "/oz0-config-XXXXXX";
 static char file[sizeof(dir) + 16];

@@ -16,7 +16,7 @@
 
 #include "common/cleanup.h"
 #include "git/model.h"
-#include "policy/config.h"
+#include "policy/conf.h"
 #include "policy/policy.h"
 
 static char top[] = P_tmpdir "/oz0-model-XXXXXX";

@@ -1,6 +1,4 @@
-/* <config.h>, not "config.h": a quoted include would find policy/config.h
- * beside this file instead of the build's config.h. */
-#include <config.h>
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "policy/config.h"
+#include "policy/conf.h"
 
 /* A config larger than this is not a config; reading stops there. */
 #define CONFIG_MAX_BYTES (1024 * 1024)
