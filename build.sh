@@ -61,7 +61,7 @@ case "${1:-}" in
 demo)
 	install_deps
 	configure_build build
-	exec sh contrib/demo.sh "$top/build/oz0fs"
+	exec bash contrib/demo.sh "$top/build/oz0fs"
 	;;
 check)
 	install_deps

@@ -19,22 +19,27 @@ struct fs_options {
 	bool allow_other;
 	bool default_permissions;
 	bool read_only;
-	bool debug;              /* libfuse's request trace */
-	const char *fuse_opts;   /* further generic mount options ("a,b=c"), or NULL */
-	const char *fsname;      /* shown in /proc/mounts; the source path */
-	unsigned fd_cache_size;  /* cached O_PATH fds; 0 picks one from RLIMIT_NOFILE */
+	bool debug;             /* libfuse's request trace */
+	const char *fuse_opts;  /* further generic mount options ("a,b=c"), or NULL */
+	const char *fsname;     /* shown in /proc/mounts; the source path */
+	unsigned fd_cache_size; /* cached O_PATH fds; 0 picks one from RLIMIT_NOFILE */
 };
 
 struct fs;
 
 /* ROOTFD is the tree, an O_RDONLY directory fd (duplicated: the caller keeps
  * its own). MODEL and AUDIT are borrowed and must outlive the fs. */
-int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, struct audit *audit,
-	   struct fs **out);
+int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, struct audit *audit, struct fs **out);
 /* Mounts on MOUNTPOINT; installs the SIGTERM/SIGINT/SIGHUP handlers that end
- * fs_run(). Sets the process umask to 0: the kernel applies the caller's.
+ * fs_run(). Sets the process umask to 0 (the kernel applies the caller's) and
+ * the working directory to /proc/self/fd, which the xattr calls name objects
+ * in: the caller must not change either afterwards.
  * Returns 0, or -errno with a malloc'd one-line reason in *errmsg. */
 int fs_mount(struct fs *fs, const char *mountpoint, char **errmsg);
+/* False when inodes pin an fd each (no CAP_DAC_READ_SEARCH, or a file system
+ * without handles): the kernel may then hold at most RLIMIT_NOFILE inodes,
+ * and lookups past that fail with EMFILE. */
+bool fs_uses_file_handles(const struct fs *fs);
 /* Serves requests on several threads until unmounted or signalled. */
 int fs_run(struct fs *fs);
 /* Unmounts if mounted, and frees. */

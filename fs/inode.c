@@ -19,24 +19,24 @@
 #define INODE_HANDLE_MAX 128
 /* Distinct file systems (st_dev) below the root whose objects we reopen by
  * handle; past it, inodes of a further one pin their fd. */
-#define INODE_MOUNTS_MAX 64
+#define INODE_MOUNTS_MAX  64
 #define INODE_BUCKETS_MIN 1024u
 
 struct inode {
 	struct inode *hash_next;
 	struct inode *lru_prev; /* in the fd LRU while fd is cached, not pinned */
 	struct inode *lru_next;
-	uint64_t dev;           /* immutable */
-	uint64_t ino;           /* immutable */
-	uint64_t nlookup;       /* the kernel's references; under the table lock */
-	int fd;                 /* cached or pinned O_PATH fd, -1 when none; under the lock */
-	uint32_t users;         /* operations holding fd (struct ifd); under the lock */
-	uint16_t type;          /* S_IFMT bits; immutable */
-	uint8_t pinned : 1;     /* no handle: fd stays until forgotten; immutable */
-	uint8_t hashed : 1;     /* reachable from the hash; under the lock */
-	uint8_t in_lru : 1;     /* under the lock */
-	uint8_t mount;          /* index into table->mounts; immutable */
-	uint8_t handle_len;     /* immutable, like the handle */
+	uint64_t dev;       /* immutable */
+	uint64_t ino;       /* immutable */
+	uint64_t nlookup;   /* the kernel's references; under the table lock */
+	int fd;             /* cached or pinned O_PATH fd, -1 when none; under the lock */
+	uint32_t users;     /* operations holding fd (struct ifd); under the lock */
+	uint16_t type;      /* S_IFMT bits; immutable */
+	uint8_t pinned : 1; /* no handle: fd stays until forgotten; immutable */
+	uint8_t hashed : 1; /* reachable from the hash; under the lock */
+	uint8_t in_lru : 1; /* under the lock */
+	uint8_t mount;      /* index into table->mounts; immutable */
+	uint8_t handle_len; /* immutable, like the handle */
 	int32_t handle_type;
 	unsigned char handle[];
 };
@@ -54,12 +54,12 @@ struct inode_table {
 	size_t trim_mark;       /* count when memory was last given back; under lock */
 	struct inode *lru_head; /* most recently used; under lock */
 	struct inode *lru_tail;
-	size_t n_cached;        /* fds in the LRU; under lock */
-	size_t n_pinned;        /* pinned fds, root included; under lock */
-	unsigned cache_size;    /* immutable */
-	bool use_handles;       /* immutable after creation */
-	int proc_fd;            /* /proc/self/fd; immutable */
-	struct inode *root;     /* immutable */
+	size_t n_cached;                          /* fds in the LRU; under lock */
+	size_t n_pinned;                          /* pinned fds, root included; under lock */
+	unsigned cache_size;                      /* immutable */
+	bool use_handles;                         /* immutable after creation */
+	int proc_fd;                              /* /proc/self/fd; immutable */
+	struct inode *root;                       /* immutable */
 	struct mount_fd mounts[INODE_MOUNTS_MAX]; /* append-only under lock; an entry never changes */
 	size_t n_mounts;
 };
@@ -72,12 +72,7 @@ union handle_buf {
 
 struct inode_id inode_id(const struct inode *i)
 {
-	return (struct inode_id){ .dev = i->dev, .ino = i->ino };
-}
-
-mode_t inode_type(const struct inode *i)
-{
-	return i->type;
+	return (struct inode_id){.dev = i->dev, .ino = i->ino};
 }
 
 struct inode *inode_table_root(struct inode_table *t)
@@ -282,7 +277,7 @@ static int mount_index(struct inode_table *t, uint64_t dev, int fd, mode_t type)
 	int mfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mfd < 0)
 		return negative_errno();
-	t->mounts[t->n_mounts] = (struct mount_fd){ .dev = dev, .fd = mfd };
+	t->mounts[t->n_mounts] = (struct mount_fd){.dev = dev, .fd = mfd};
 	return (int)t->n_mounts++;
 }
 
@@ -361,10 +356,9 @@ static struct inode *find_same(struct inode_table *t, const struct stat *st, con
 	return NULL;
 }
 
-int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st,
-		 struct inode **out)
+int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st, struct inode **out)
 {
-	_cleanup_ifd_ struct ifd p = { 0 };
+	_cleanup_ifd_ struct ifd p = {0};
 	union handle_buf hb;
 	bool with_handle;
 
@@ -405,20 +399,15 @@ int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, 
 	return 0;
 }
 
-/* Returns memory to the system after a large part of the table was
- * forgotten: glibc keeps freed small blocks in its arenas otherwise. */
-static void maybe_trim(struct inode_table *t)
+/* Whether to give memory back to the system: glibc keeps freed small blocks
+ * in its arenas, so after most of a large tree was forgotten the daemon would
+ * otherwise stay at its peak. Under lock. */
+static bool should_trim(struct inode_table *t)
 {
-	bool trim = false;
-
-	pthread_mutex_lock(&t->lock);
-	if (t->trim_mark > t->count + 10000 && t->count < t->trim_mark / 2) {
-		t->trim_mark = t->count;
-		trim = true;
-	}
-	pthread_mutex_unlock(&t->lock);
-	if (trim)
-		malloc_trim(0);
+	if (t->trim_mark <= t->count + 10000 || t->count >= t->trim_mark / 2)
+		return false;
+	t->trim_mark = t->count;
+	return true;
 }
 
 void inode_forget(struct inode_table *t, struct inode *i, uint64_t n)
@@ -433,8 +422,10 @@ void inode_forget(struct inode_table *t, struct inode *i, uint64_t n)
 		if (i->users == 0)
 			inode_destroy(t, i);
 	}
+	bool trim = should_trim(t);
 	pthread_mutex_unlock(&t->lock);
-	maybe_trim(t);
+	if (trim)
+		malloc_trim(0);
 }
 
 /* ---- fds for one operation ------------------------------------------------ */
@@ -452,7 +443,7 @@ static bool fd_take_cached(struct inode_table *t, struct inode *i)
 
 int inode_fd_acquire(struct inode_table *t, struct inode *i, struct ifd *out)
 {
-	*out = (struct ifd){ .table = t, .inode = NULL, .fd = -1 };
+	*out = (struct ifd){.table = t, .inode = NULL, .fd = -1};
 
 	pthread_mutex_lock(&t->lock);
 	bool cached = fd_take_cached(t, i);
@@ -503,7 +494,7 @@ int inode_open(struct inode_table *t, struct inode *i, int flags)
 		return open_by_handle(t, i, flags);
 	/* A pinned O_PATH fd is reopened through its /proc/self/fd entry: the
 	 * magic link names the object itself, never a path in the tree. */
-	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
 	int r = inode_fd_acquire(t, i, &f);
 	if (r < 0)
 		return r;
@@ -527,7 +518,7 @@ static bool handles_work(int rootfd)
 	int fd = open_by_handle_at(rootfd, &hb.fh, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		log_debug("open_by_handle_at refused (%m; no CAP_DAC_READ_SEARCH?): each inode pins an fd, "
-			  "so the kernel may hold at most RLIMIT_NOFILE inodes and lookups past it fail with EMFILE");
+		          "so the kernel may hold at most RLIMIT_NOFILE inodes and lookups past it fail with EMFILE");
 		return false;
 	}
 	close(fd);
@@ -575,7 +566,7 @@ int inode_table_new(int rootfd, unsigned fd_cache_size, bool use_handles, struct
 	pthread_mutex_init(&t->lock, NULL);
 	t->cache_size = fd_cache_size ? fd_cache_size : 1;
 	t->use_handles = use_handles && handles_work(rootfd);
-	t->mounts[0] = (struct mount_fd){ .dev = st.st_dev, .fd = rootfd };
+	t->mounts[0] = (struct mount_fd){.dev = st.st_dev, .fd = rootfd};
 	t->n_mounts = 1;
 	t->n_pinned = 1;
 	*out = TAKE_PTR(t);

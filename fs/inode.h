@@ -45,13 +45,11 @@ size_t inode_table_fds(struct inode_table *t);
 
 /* Looks NAME up in PARENT without following a link, fills *ST and returns
  * the inode with one more lookup reference. */
-int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st,
-		 struct inode **out);
+int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st, struct inode **out);
 /* Drops N lookup references; the inode is freed at zero. */
 void inode_forget(struct inode_table *t, struct inode *i, uint64_t n);
 
 struct inode_id inode_id(const struct inode *i);
-mode_t inode_type(const struct inode *i);
 
 /* An O_PATH fd of the inode held for the length of one operation: it is not
  * evicted while held. Release with inode_fd_release (or _cleanup_ifd_). */

@@ -13,15 +13,15 @@
 #include "policy/policy.h"
 
 struct fs {
-	struct inode_table *table;    /* owns a dup of the root fd */
-	struct git_model *model;      /* borrowed */
-	struct audit *audit;          /* borrowed */
+	struct inode_table *table; /* owns a dup of the root fd */
+	struct git_model *model;   /* borrowed */
+	struct audit *audit;       /* borrowed */
 	struct fuse_session *se;
 	struct fs_options opt;
-	double timeout;               /* entry and attribute timeout, by cache mode */
-	bool as_caller;               /* root daemon: create as the calling process */
-	bool writeback;               /* the kernel granted the writeback cache; set by init */
-	int proc_root_fd;             /* /proc, for callers' groups */
+	double timeout;   /* entry and attribute timeout, by cache mode */
+	bool as_caller;   /* root daemon: create as the calling process */
+	bool writeback;   /* the kernel granted the writeback cache; set by init */
+	int proc_root_fd; /* /proc, for callers' groups */
 	bool mounted;
 };
 
@@ -43,12 +43,12 @@ static inline fuse_ino_t fs_ino(struct fs *fs, struct inode *i)
 static inline struct policy_id fs_policy_id(const struct inode *i)
 {
 	struct inode_id id = inode_id(i);
-	return (struct policy_id){ .dev = id.dev, .ino = id.ino };
+	return (struct policy_id){.dev = id.dev, .ino = id.ino};
 }
 
 static inline struct policy_id stat_policy_id(const struct stat *st)
 {
-	return (struct policy_id){ .dev = st->st_dev, .ino = st->st_ino };
+	return (struct policy_id){.dev = st->st_dev, .ino = st->st_ino};
 }
 
 /* The one place a negative errno becomes FUSE's positive one. */
@@ -60,6 +60,15 @@ int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struc
 void fs_entry_forget(struct fs *fs, const struct fuse_entry_param *e);
 /* Replies with E, or forgets it if the kernel is gone. */
 void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entry_param *e);
+
+/* Drops the set-user-ID bit, and set-group-ID when group-executable or when
+ * CALLER_GID is not the file's group, from the open file FD: what a local
+ * file system does when a caller without
+ * CAP_FSETID writes or truncates, and what the kernel asks of us under
+ * FUSE_HANDLE_KILLPRIV_V2 (see fs/kernel-io.h), since the daemon writes as
+ * root and keeps them otherwise. Returns 1 when the mode changed, 0 when
+ * there was nothing to drop, or -errno. */
+int fs_kill_suidgid(int fd, gid_t caller_gid);
 
 /* The operation families, registered by mount.c. */
 void fs_ops_entry(struct fuse_lowlevel_ops *ops);

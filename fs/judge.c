@@ -20,7 +20,7 @@ void judge_release(const struct policy_snapshot **s)
 }
 
 int judge_refuse(struct fs *fs, fuse_req_t req, const char *op_name, const struct policy_verdict *v,
-		 unsigned long flags)
+                 unsigned long flags)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 
@@ -30,34 +30,34 @@ int judge_refuse(struct fs *fs, fuse_req_t req, const char *op_name, const struc
 
 /* Audits R's verdict when R denies. */
 static int judged(struct fs *fs, fuse_req_t req, int r, enum policy_op op, const struct policy_verdict *v,
-		  unsigned long flags)
+                  unsigned long flags)
 {
 	return r < 0 ? judge_refuse(fs, req, policy_op_name(op), v, flags) : r;
 }
 
 int judge_object(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
-		 struct policy_id obj, unsigned long flags)
+                 struct policy_id obj, unsigned long flags)
 {
 	struct policy_verdict v;
 	return judged(fs, req, policy_check_object(s, op, obj, &v), op, &v, flags);
 }
 
 int judge_add(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
-	      struct policy_id parent, const char *name)
+              struct policy_id parent, const char *name)
 {
 	struct policy_verdict v;
 	return judged(fs, req, policy_check_add(s, op, parent, name, &v), op, &v, 0);
 }
 
 int judge_link(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, struct policy_id obj,
-	       struct policy_id newparent, const char *newname)
+               struct policy_id newparent, const char *newname)
 {
 	struct policy_verdict v;
 	return judged(fs, req, policy_check_link(s, obj, newparent, newname, &v), POLICY_OP_LINK, &v, 0);
 }
 
 int judge_remove(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
-		 struct policy_id parent, const char *name, struct policy_id child)
+                 struct policy_id parent, const char *name, struct policy_id child)
 {
 	struct policy_verdict v;
 	return judged(fs, req, policy_check_remove(s, op, parent, name, child, &v), op, &v, 0);
@@ -69,8 +69,8 @@ static enum policy_op rename_op(unsigned flags)
 }
 
 int judge_rename(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, struct policy_id oldparent,
-		 const char *oldname, struct policy_id oldobj, struct policy_id newparent, const char *newname,
-		 const struct policy_id *newobj, unsigned flags, struct policy_verdict *v)
+                 const char *oldname, struct policy_id oldobj, struct policy_id newparent, const char *newname,
+                 const struct policy_id *newobj, unsigned flags, struct policy_verdict *v)
 {
 	int r = policy_check_rename(s, oldparent, oldname, oldobj, newparent, newname, newobj, flags, v);
 	return r == POLICY_IF_IDENTICAL ? r : judged(fs, req, r, rename_op(flags), v, flags);
@@ -79,10 +79,10 @@ int judge_rename(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s,
 int judge_fail_closed(struct fs *fs, fuse_req_t req, enum policy_op op, const char *name, int error)
 {
 	struct policy_verdict v = {
-		.rule = POLICY_RULE_FAIL_CLOSED,
-		.reason = strerror(-error),
-		.path = "",
-		.name = name,
+	        .rule = POLICY_RULE_FAIL_CLOSED,
+	        .reason = strerror(-error),
+	        .path = "",
+	        .name = name,
 	};
 	return judge_refuse(fs, req, policy_op_name(op), &v, 0);
 }

@@ -17,22 +17,22 @@ void judge_release(const struct policy_snapshot **s);
 #define _cleanup_snapshot_ __attribute__((cleanup(judge_release)))
 
 int judge_object(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
-		 struct policy_id obj, unsigned long flags);
+                 struct policy_id obj, unsigned long flags);
 int judge_add(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
-	      struct policy_id parent, const char *name);
+              struct policy_id parent, const char *name);
 int judge_link(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, struct policy_id obj,
-	       struct policy_id newparent, const char *newname);
+               struct policy_id newparent, const char *newname);
 int judge_remove(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
-		 struct policy_id parent, const char *name, struct policy_id child);
+                 struct policy_id parent, const char *name, struct policy_id child);
 /* Returns 0, POLICY_IF_IDENTICAL (not audited: the caller decides) or -EACCES;
  * V is filled for POLICY_IF_IDENTICAL so a later refusal can be audited. */
 int judge_rename(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, struct policy_id oldparent,
-		 const char *oldname, struct policy_id oldobj, struct policy_id newparent, const char *newname,
-		 const struct policy_id *newobj, unsigned flags, struct policy_verdict *v);
+                 const char *oldname, struct policy_id oldobj, struct policy_id newparent, const char *newname,
+                 const struct policy_id *newobj, unsigned flags, struct policy_verdict *v);
 
 /* Audits a refusal and returns -EACCES. */
 int judge_refuse(struct fs *fs, fuse_req_t req, const char *op_name, const struct policy_verdict *v,
-		 unsigned long flags);
+                 unsigned long flags);
 /* Refuses, fail-closed, an operation whose object could not be examined. */
 int judge_fail_closed(struct fs *fs, fuse_req_t req, enum policy_op op, const char *name, int error);
 

@@ -15,15 +15,16 @@
 #include "common/cleanup.h"
 #include "common/log.h"
 #include "fs/internal.h"
+#include "fs/kernel-io.h"
 
 /* Cached O_PATH fds: enough for a build's working set, far below the limit. */
-#define FS_FD_CACHE_MAX 4096u
+#define FS_FD_CACHE_MAX     4096u
 #define FS_MAX_IDLE_THREADS 8
-#define FS_MAX_THREADS 64
+#define FS_MAX_THREADS      64
 
-/* libfuse's last message, for fs_mount's error: libfuse reports a failed
- * mount only through its log. Written before the worker threads start. */
-static char fuse_last_message[256];
+/* libfuse's last message on this thread, for fs_mount's error: libfuse
+ * reports a failed mount only through its log. */
+static _Thread_local char fuse_last_message[256];
 
 static void fuse_log_to_ours(enum fuse_log_level level, const char *fmt, va_list ap)
 {
@@ -44,12 +45,14 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	/* Requests must come through kernel-io.c's read hook, not a splice. */
+	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	/* The daemon writes as root, which keeps set-id bits: let the kernel
 	 * clear them on write, truncate and chown, as it does for a local file. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->time_gran = 1;
 	log_debug("FUSE protocol %u.%u, writeback cache %s", conn->proto_major, conn->proto_minor,
-		  fs->writeback ? "on" : "off");
+	          fs->writeback ? "on" : "off");
 }
 
 static double timeout_for(enum fs_cache cache)
@@ -81,8 +84,7 @@ static unsigned fd_cache_size(unsigned asked)
 	return rl.rlim_cur / 4 < FS_FD_CACHE_MAX ? (unsigned)(rl.rlim_cur / 4) : FS_FD_CACHE_MAX;
 }
 
-int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, struct audit *audit,
-	   struct fs **out)
+int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, struct audit *audit, struct fs **out)
 {
 	_cleanup_free_ struct fs *fs = calloc(1, sizeof(*fs));
 	if (!fs)
@@ -142,7 +144,7 @@ static int mount_opts(const struct fs_options *opt, char **out)
 
 static struct fuse_session *session_new(struct fs *fs)
 {
-	struct fuse_lowlevel_ops ops = { .init = op_init };
+	struct fuse_lowlevel_ops ops = {.init = op_init};
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	_cleanup_free_ char *opts = NULL;
 	struct fuse_session *se = NULL;
@@ -159,10 +161,14 @@ static struct fuse_session *session_new(struct fs *fs)
 	return se;
 }
 
-static int mount_error(const char *what, char **errmsg)
+/* Hands over libfuse's last word, without its "fuse: " prefix. */
+static int mount_error(const char *fallback, char **errmsg)
 {
-	if (asprintf(errmsg, "%s: %s", what, fuse_last_message[0] ? fuse_last_message : "failed") < 0)
-		*errmsg = NULL;
+	const char *msg = fuse_last_message[0] ? fuse_last_message : fallback;
+
+	if (strncmp(msg, "fuse: ", 6) == 0)
+		msg += 6;
+	*errmsg = strdup(msg);
 	return -EIO;
 }
 
@@ -175,11 +181,25 @@ int fs_mount(struct fs *fs, const char *mountpoint, char **errmsg)
 	if (!fs->se)
 		return mount_error("cannot start a FUSE session", errmsg);
 	if (fuse_set_signal_handlers(fs->se) < 0)
-		return mount_error("cannot install signal handlers", errmsg);
+		return mount_error("cannot install the signal handlers", errmsg);
 	if (fuse_session_mount(fs->se, mountpoint) < 0)
-		return mount_error("cannot mount", errmsg);
+		return mount_error("the mount failed", errmsg);
 	fs->mounted = true;
+	if (kernel_io_install(fs->se) < 0)
+		log_debug("cannot hook /dev/fuse: set-id bits cost a round trip per write");
+	/* The xattr calls name objects by their /proc/self/fd entry, relative
+	 * to the working directory (see ops-xattr.c); it also keeps the daemon
+	 * off the mount point. */
+	if (fchdir(inode_table_proc_fd(fs->table)) < 0) {
+		*errmsg = strdup("cannot enter /proc/self/fd");
+		return negative_errno();
+	}
 	return 0;
+}
+
+bool fs_uses_file_handles(const struct fs *fs)
+{
+	return inode_table_uses_handles(fs->table);
 }
 
 int fs_run(struct fs *fs)
@@ -192,7 +212,10 @@ int fs_run(struct fs *fs)
 	fuse_loop_cfg_set_max_threads(cfg, FS_MAX_THREADS);
 	int r = fuse_session_loop_mt(fs->se, cfg);
 	fuse_loop_cfg_destroy(cfg);
-	return r == 0 ? 0 : r < 0 ? r : -EIO;
+	/* A positive value is the signal that ended the loop: a clean stop. */
+	if (r > 0)
+		log_debug("stopping on signal %d", r);
+	return r < 0 ? r : 0;
 }
 
 void fs_free(struct fs *fs)

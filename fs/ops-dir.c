@@ -16,16 +16,6 @@
 #include "fs/judge.h"
 #include "fs/same-bytes.h"
 
-int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-
-	c->switched = false;
-	if (!fs->as_caller)
-		return 0;
-	return caller_become(ctx->uid, ctx->gid, ctx->pid, fs->proc_root_fd, c);
-}
-
 /* ---- New entries ------------------------------------------------------------ */
 
 struct new_node {
@@ -54,11 +44,11 @@ static int make_node(int dirfd, const char *name, const struct new_node *n)
 }
 
 /* Makes NAME as the caller, if the judge allows, and looks it up. */
-static int do_make(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name,
-		   const struct new_node *n, struct fuse_entry_param *e)
+static int do_make(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, const struct new_node *n,
+                   struct fuse_entry_param *e)
 {
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
-	_cleanup_ifd_ struct ifd p = { 0 };
+	_cleanup_ifd_ struct ifd p = {0};
 	struct policy_id pid = fs_policy_id(parent);
 
 	int r = judge_add(fs, req, s, n->op, pid, name);
@@ -68,7 +58,7 @@ static int do_make(struct fs *fs, fuse_req_t req, struct inode *parent, const ch
 	if (r < 0)
 		return r;
 	{
-		_cleanup_caller_ struct caller_saved c = { 0 };
+		_cleanup_caller_ struct caller_saved c = {0};
 		r = fs_become_caller(fs, req, &c);
 		if (r >= 0)
 			r = make_node(p.fd, name, n);
@@ -82,7 +72,7 @@ static int do_make(struct fs *fs, fuse_req_t req, struct inode *parent, const ch
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fs *fs = fs_of(req);
-	struct new_node n = { .op = POLICY_OP_MKDIR, .mode = mode };
+	struct new_node n = {.op = POLICY_OP_MKDIR, .mode = mode};
 	struct fuse_entry_param e;
 
 	fs_reply_entry(fs, req, do_make(fs, req, fs_inode(fs, parent), name, &n, &e), &e);
@@ -91,7 +81,7 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
 	struct fs *fs = fs_of(req);
-	struct new_node n = { .op = POLICY_OP_MKNOD, .mode = mode, .rdev = rdev };
+	struct new_node n = {.op = POLICY_OP_MKNOD, .mode = mode, .rdev = rdev};
 	struct fuse_entry_param e;
 
 	fs_reply_entry(fs, req, do_make(fs, req, fs_inode(fs, parent), name, &n, &e), &e);
@@ -100,7 +90,7 @@ static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t
 static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
-	struct new_node n = { .op = POLICY_OP_SYMLINK, .target = target };
+	struct new_node n = {.op = POLICY_OP_SYMLINK, .target = target};
 	struct fuse_entry_param e;
 
 	fs_reply_entry(fs, req, do_make(fs, req, fs_inode(fs, parent), name, &n, &e), &e);
@@ -115,17 +105,16 @@ static int link_fd(struct fs *fs, int fd, int dirfd, const char *name)
 	if (fs->as_caller)
 		return linkat(fd, "", dirfd, name, AT_EMPTY_PATH) < 0 ? negative_errno() : 0;
 	snprintf(proc_name, sizeof(proc_name), "%d", fd);
-	return linkat(inode_table_proc_fd(fs->table), proc_name, dirfd, name, AT_SYMLINK_FOLLOW) < 0
-		       ? negative_errno()
-		       : 0;
+	return linkat(inode_table_proc_fd(fs->table), proc_name, dirfd, name, AT_SYMLINK_FOLLOW) < 0 ? negative_errno()
+	                                                                                             : 0;
 }
 
 static int do_link(struct fs *fs, fuse_req_t req, struct inode *i, struct inode *newparent, const char *newname,
-		   struct fuse_entry_param *e)
+                   struct fuse_entry_param *e)
 {
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
-	_cleanup_ifd_ struct ifd f = { 0 };
-	_cleanup_ifd_ struct ifd p = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
+	_cleanup_ifd_ struct ifd p = {0};
 	struct policy_id pid = fs_policy_id(newparent);
 
 	int r = judge_link(fs, req, s, fs_policy_id(i), pid, newname);
@@ -153,8 +142,7 @@ static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
 
 /* Stats the entry an operation names. A missing entry answers as the
  * operation would; any other failure refuses (fail closed). */
-static int stat_entry(struct fs *fs, fuse_req_t req, enum policy_op op, int dirfd, const char *name,
-		      struct stat *st)
+static int stat_entry(struct fs *fs, fuse_req_t req, enum policy_op op, int dirfd, const char *name, struct stat *st)
 {
 	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
@@ -166,7 +154,7 @@ static int stat_entry(struct fs *fs, fuse_req_t req, enum policy_op op, int dirf
 
 static int do_remove(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, enum policy_op op)
 {
-	_cleanup_ifd_ struct ifd p = { 0 };
+	_cleanup_ifd_ struct ifd p = {0};
 	struct policy_id pid = fs_policy_id(parent);
 	struct stat st;
 
@@ -223,21 +211,21 @@ static int rename_side_open(struct fs *fs, struct inode *parent, const char *nam
  * then the source name goes and the target stays untouched; otherwise the
  * rename is refused with the judge's verdict. */
 static int replace_if_identical(struct fs *fs, fuse_req_t req, const struct rename_side *from,
-				const struct rename_side *to, unsigned flags, const struct policy_verdict *v)
+                                const struct rename_side *to, unsigned flags, const struct policy_verdict *v)
 {
 	if (flags == 0 && to->exists &&
 	    same_bytes(from->dir.fd, from->name, stat_policy_id(&from->st), to->dir.fd, to->name,
-		       stat_policy_id(&to->st)) == 1)
+	               stat_policy_id(&to->st)) == 1)
 		return unlinkat(from->dir.fd, from->name, 0) < 0 ? negative_errno() : 0;
 	return judge_refuse(fs, req, policy_op_name(POLICY_OP_RENAME), v, flags);
 }
 
 /* Returns 0, or 1 when the target was kept (identical bytes). */
-static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name,
-		     struct inode *newparent, const char *newname, unsigned flags)
+static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, struct inode *newparent,
+                     const char *newname, unsigned flags)
 {
-	_cleanup_(rename_side_release) struct rename_side from = { 0 };
-	_cleanup_(rename_side_release) struct rename_side to = { 0 };
+	_cleanup_(rename_side_release) struct rename_side from = {0};
+	_cleanup_(rename_side_release) struct rename_side to = {0};
 	enum policy_op op = (flags & RENAME_EXCHANGE) ? POLICY_OP_EXCHANGE : POLICY_OP_RENAME;
 	struct policy_verdict v;
 
@@ -257,7 +245,7 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
 	struct policy_id target = stat_policy_id(&to.st);
 	r = judge_rename(fs, req, s, from.parent, name, stat_policy_id(&from.st), to.parent, newname,
-			 to.exists ? &target : NULL, flags, &v);
+	                 to.exists ? &target : NULL, flags, &v);
 	if (r == POLICY_IF_IDENTICAL) {
 		r = replace_if_identical(fs, req, &from, &to, flags, &v);
 		r = r < 0 ? r : 1;
@@ -271,8 +259,8 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	return r;
 }
 
-static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
-		      const char *newname, unsigned int flags)
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
+                      unsigned int flags)
 {
 	struct fs *fs = fs_of(req);
 
@@ -289,8 +277,8 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 
 struct dir_handle {
 	DIR *dp;
-	off_t offset;          /* the position dp is at */
-	struct dirent *entry;  /* read but not yet returned, or NULL */
+	off_t offset;         /* the position dp is at */
+	struct dirent *entry; /* read but not yet returned, or NULL */
 };
 
 static struct dir_handle *dir_handle_of(const struct fuse_file_info *fi)
@@ -339,8 +327,7 @@ static bool is_dot_or_dotdot(const char *name)
 
 /* Fills E for one entry: a full lookup for readdirplus, else what the
  * directory itself says. Returns -ENOENT for an entry gone meanwhile. */
-static int dir_entry(struct fs *fs, struct inode *dir, const struct dirent *de, bool plus,
-		     struct fuse_entry_param *e)
+static int dir_entry(struct fs *fs, struct inode *dir, const struct dirent *de, bool plus, struct fuse_entry_param *e)
 {
 	if (plus && !is_dot_or_dotdot(de->d_name))
 		return fs_lookup_entry(fs, dir, de->d_name, e);
@@ -351,16 +338,16 @@ static int dir_entry(struct fs *fs, struct inode *dir, const struct dirent *de, 
 }
 
 /* Adds one entry; returns its size, which exceeds REM when it did not fit. */
-static size_t add_entry(fuse_req_t req, char *p, size_t rem, const struct dirent *de,
-			const struct fuse_entry_param *e, bool plus)
+static size_t add_entry(fuse_req_t req, char *p, size_t rem, const struct dirent *de, const struct fuse_entry_param *e,
+                        bool plus)
 {
 	if (plus)
 		return fuse_add_direntry_plus(req, p, rem, de->d_name, e, de->d_off);
 	return fuse_add_direntry(req, p, rem, de->d_name, &e->attr, de->d_off);
 }
 
-static int fill_dir(struct fs *fs, fuse_req_t req, struct inode *dir, struct dir_handle *d, char *buf,
-		    size_t size, bool plus)
+static int fill_dir(struct fs *fs, fuse_req_t req, struct inode *dir, struct dir_handle *d, char *buf, size_t size,
+                    bool plus)
 {
 	size_t rem = size;
 
@@ -399,8 +386,7 @@ static int fill_dir(struct fs *fs, fuse_req_t req, struct inode *dir, struct dir
 	return (int)(size - rem);
 }
 
-static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, struct fuse_file_info *fi,
-		       bool plus)
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, struct fuse_file_info *fi, bool plus)
 {
 	struct fs *fs = fs_of(req);
 	struct dir_handle *d = dir_handle_of(fi);

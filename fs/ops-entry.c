@@ -1,5 +1,6 @@
 /* Names and attributes: lookup, forget, getattr, setattr, readlink, statfs,
- * access. */
+ * access; and the helpers every family shares (replies, lookups, acting as
+ * the caller). */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "common/cleanup.h"
 #include "fs/internal.h"
 #include "fs/judge.h"
+#include "fs/kernel-io.h"
 
 void fs_reply_err(fuse_req_t req, int r)
 {
@@ -46,6 +48,16 @@ void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entr
 		fs_reply_err(req, r);
 	else if (fuse_reply_entry(req, e) != 0)
 		fs_entry_forget(fs, e); /* the request was interrupted: the kernel took no reference */
+}
+
+int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	c->switched = false;
+	if (!fs->as_caller)
+		return 0;
+	return caller_become(ctx->uid, ctx->gid, ctx->pid, fs->proc_root_fd, c);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -94,7 +106,7 @@ static int stat_inode(struct fs *fs, struct inode *i, const struct fuse_file_inf
 {
 	if (fi)
 		return stat_fd(-1, (int)fi->fh, st);
-	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
 	int r = inode_fd_acquire(fs->table, i, &f);
 	if (r < 0)
 		return r;
@@ -115,9 +127,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 /* ---- setattr -------------------------------------------------------------- */
 
-#define SETATTR_TIMES                                                                  \
-	(FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW | \
-	 FUSE_SET_ATTR_MTIME_NOW)
+#define SETATTR_TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)
 
 /* Asks the judge about every change the mask carries, before any is made. */
 static int judge_setattr(struct fs *fs, fuse_req_t req, struct policy_id id, int valid)
@@ -126,10 +136,10 @@ static int judge_setattr(struct fs *fs, fuse_req_t req, struct policy_id id, int
 		int mask;
 		enum policy_op op;
 	} checks[] = {
-		{ FUSE_SET_ATTR_MODE, POLICY_OP_CHMOD },
-		{ FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID, POLICY_OP_CHOWN },
-		{ FUSE_SET_ATTR_SIZE, POLICY_OP_TRUNCATE },
-		{ SETATTR_TIMES, POLICY_OP_UTIMES },
+	        {FUSE_SET_ATTR_MODE, POLICY_OP_CHMOD},
+	        {FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID, POLICY_OP_CHOWN},
+	        {FUSE_SET_ATTR_SIZE, POLICY_OP_TRUNCATE},
+	        {SETATTR_TIMES, POLICY_OP_UTIMES},
 	};
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
 
@@ -164,30 +174,39 @@ static int set_owner(int fd, int fh, const struct stat *attr, int valid)
 	return fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? negative_errno() : 0;
 }
 
-static int set_size(struct fs *fs, struct inode *i, int fh, off_t size)
+/* Truncates, dropping set-id bits when the kernel asks (see fs/kernel-io.h). */
+static int truncate_fd(fuse_req_t req, int fd, off_t size)
+{
+	if (ftruncate(fd, size) < 0)
+		return negative_errno();
+	int r = kernel_io_kill_suidgid() ? fs_kill_suidgid(fd, fuse_req_ctx(req)->gid) : 0;
+	return r < 0 ? r : 0; /* the reply carries the new mode */
+}
+
+static int set_size(struct fs *fs, fuse_req_t req, struct inode *i, int fh, off_t size)
 {
 	if (fh >= 0)
-		return ftruncate(fh, size) < 0 ? negative_errno() : 0;
+		return truncate_fd(req, fh, size);
 	_cleanup_close_ int fd = inode_open(fs->table, i, O_WRONLY | O_NONBLOCK);
 	if (fd < 0)
 		return fd;
-	return ftruncate(fd, size) < 0 ? negative_errno() : 0;
+	return truncate_fd(req, fd, size);
 }
 
 static struct timespec time_of(int valid, int set, int now, struct timespec t)
 {
 	if (valid & now)
-		return (struct timespec){ .tv_nsec = UTIME_NOW };
+		return (struct timespec){.tv_nsec = UTIME_NOW};
 	if (valid & set)
 		return t;
-	return (struct timespec){ .tv_nsec = UTIME_OMIT };
+	return (struct timespec){.tv_nsec = UTIME_OMIT};
 }
 
 static int set_times(int fd, int fh, const struct stat *attr, int valid)
 {
 	struct timespec ts[2] = {
-		time_of(valid, FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW, attr->st_atim),
-		time_of(valid, FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW, attr->st_mtim),
+	        time_of(valid, FUSE_SET_ATTR_ATIME, FUSE_SET_ATTR_ATIME_NOW, attr->st_atim),
+	        time_of(valid, FUSE_SET_ATTR_MTIME, FUSE_SET_ATTR_MTIME_NOW, attr->st_mtim),
 	};
 
 	if (fh >= 0)
@@ -216,9 +235,9 @@ static int drop_unchanged_times(const struct stat *now, const struct stat *attr,
 }
 
 static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const struct stat *attr, int valid,
-		      const struct fuse_file_info *fi, struct stat *st)
+                      const struct fuse_file_info *fi, struct stat *st)
 {
-	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
 	int fh = fi ? (int)fi->fh : -1;
 
 	int r = inode_fd_acquire(fs->table, i, &f);
@@ -233,7 +252,7 @@ static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const stru
 	if (r >= 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
 		r = set_owner(f.fd, fh, attr, valid);
 	if (r >= 0 && (valid & FUSE_SET_ATTR_SIZE))
-		r = set_size(fs, i, fh, attr->st_size);
+		r = set_size(fs, req, i, fh, attr->st_size);
 	if (r >= 0 && (valid & SETATTR_TIMES))
 		r = set_times(f.fd, fh, attr, valid);
 	if (r < 0)
@@ -257,7 +276,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 
 static int do_readlink(struct fs *fs, struct inode *i, char *buf, size_t size)
 {
-	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
 
 	int r = inode_fd_acquire(fs->table, i, &f);
 	if (r < 0)
@@ -285,7 +304,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 
 static int do_statfs(struct fs *fs, struct inode *i, struct statvfs *sv)
 {
-	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
 
 	int r = inode_fd_acquire(fs->table, i, &f);
 	if (r < 0)
@@ -309,7 +328,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
  * only one the kernel lets in: its own access is the answer. */
 static int do_access(struct fs *fs, struct inode *i, int mask)
 {
-	_cleanup_ifd_ struct ifd f = { 0 };
+	_cleanup_ifd_ struct ifd f = {0};
 
 	int r = inode_fd_acquire(fs->table, i, &f);
 	if (r < 0)

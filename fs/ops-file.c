@@ -17,6 +17,47 @@
 #include "common/cleanup.h"
 #include "fs/internal.h"
 #include "fs/judge.h"
+#include "fs/kernel-io.h"
+
+int fs_kill_suidgid(int fd, gid_t caller_gid)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	mode_t mode = st.st_mode & ~S_ISUID;
+	/* Set-group-ID without group execute marks mandatory locking: it stays
+	 * for a member of the group (the caller's supplementary groups are not
+	 * looked at here). */
+	if ((mode & S_IXGRP) || caller_gid != st.st_gid)
+		mode &= ~S_ISGID;
+	if (mode == st.st_mode || !S_ISREG(st.st_mode))
+		return 0;
+	return fchmod(fd, mode & 07777) < 0 ? negative_errno() : 1;
+}
+
+/* Drops set-id bits from FD if the kernel asked, and makes the kernel forget
+ * the mode it caches for INO (a reply that carries attributes does that by
+ * itself: INO 0). */
+static int kill_suidgid_asked(struct fs *fs, fuse_req_t req, fuse_ino_t ino, int fd)
+{
+	if (!kernel_io_kill_suidgid())
+		return 0;
+	int r = fs_kill_suidgid(fd, fuse_req_ctx(req)->gid);
+	if (r > 0 && ino)
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
+	return r < 0 ? r : 0;
+}
+
+/* Takes FD back on failure. */
+static int opened(struct fs *fs, fuse_req_t req, fuse_ino_t ino, int fd)
+{
+	int r = fd < 0 ? fd : kill_suidgid_asked(fs, req, ino, fd);
+
+	if (r < 0 && fd >= 0)
+		close(fd);
+	return r < 0 ? r : fd;
+}
 
 static bool wants_write(int flags)
 {
@@ -43,20 +84,25 @@ static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int f
 	fi->keep_cache = fs->opt.cache == FS_CACHE_ALWAYS;
 }
 
-/* Opens through OPEN_AT (the inode's handle, or a name in a directory); a
- * write-only file the daemon may not read is opened as asked. */
+/* Opens the inode I, or NAME in DIRFD when I is NULL. */
+static int open_once(struct fs *fs, struct inode *i, int dirfd, const char *name, int flags)
+{
+	if (i)
+		return inode_open(fs->table, i, flags);
+	int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/* Opens with backing_flags(); a write-only file that the daemon may not read
+ * (an unprivileged daemon) is opened as the caller asked. */
 static int open_backing(struct fs *fs, struct inode *i, int dirfd, const char *name, int flags)
 {
 	int bflags = backing_flags(fs, flags);
-	for (;;) {
-		int fd = i ? inode_open(fs->table, i, bflags)
-			   : openat(dirfd, name, bflags | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && !i)
-			fd = negative_errno();
-		if (fd != -EACCES || (bflags & O_ACCMODE) == (flags & O_ACCMODE))
-			return fd;
-		bflags = (bflags & ~O_ACCMODE) | (flags & O_ACCMODE);
-	}
+	int fd = open_once(fs, i, dirfd, name, bflags);
+
+	if (fd == -EACCES && (bflags & O_ACCMODE) != (flags & O_ACCMODE))
+		fd = open_once(fs, i, dirfd, name, (bflags & ~O_ACCMODE) | (flags & O_ACCMODE));
+	return fd;
 }
 
 static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
@@ -67,7 +113,7 @@ static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_f
 		if (r < 0)
 			return r;
 	}
-	int fd = open_backing(fs, i, -1, NULL, fi->flags);
+	int fd = opened(fs, req, fs_ino(fs, i), open_backing(fs, i, -1, NULL, fi->flags));
 	if (fd < 0)
 		return fd;
 	set_open_reply(fs, fi, fd);
@@ -87,8 +133,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 /* create() of a name that exists already (no O_EXCL) is an open of it,
  * judged as one; the opened object must be the one judged. */
-static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *name, const struct stat *st,
-			 int flags)
+static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *name, const struct stat *st, int flags)
 {
 	struct stat now;
 
@@ -104,7 +149,7 @@ static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *n
 		if (r < 0)
 			return r;
 	}
-	_cleanup_close_ int fd = open_backing(fs, NULL, dirfd, name, flags);
+	_cleanup_close_ int fd = opened(fs, req, 0, open_backing(fs, NULL, dirfd, name, flags));
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &now) < 0)
@@ -115,8 +160,8 @@ static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *n
 }
 
 /* Creates NAME as the caller; -EEXIST if it appeared meanwhile. */
-static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int dirfd, const char *name,
-		      mode_t mode, int flags)
+static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int dirfd, const char *name, mode_t mode,
+                      int flags)
 {
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
 	struct policy_id pid = fs_policy_id(parent);
@@ -126,7 +171,7 @@ static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int d
 	if (r < 0)
 		return r;
 	{
-		_cleanup_caller_ struct caller_saved c = { 0 };
+		_cleanup_caller_ struct caller_saved c = {0};
 		r = fs_become_caller(fs, req, &c);
 		if (r < 0)
 			return r;
@@ -138,10 +183,9 @@ static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int d
 	return fd;
 }
 
-static int create_or_open(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode,
-			  int flags)
+static int create_or_open(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode, int flags)
 {
-	_cleanup_ifd_ struct ifd p = { 0 };
+	_cleanup_ifd_ struct ifd p = {0};
 	struct stat st;
 
 	int r = inode_fd_acquire(fs->table, parent, &p);
@@ -161,7 +205,7 @@ static int create_or_open(struct fs *fs, fuse_req_t req, struct inode *parent, c
 }
 
 static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode,
-		     struct fuse_file_info *fi, struct fuse_entry_param *e)
+                     struct fuse_file_info *fi, struct fuse_entry_param *e)
 {
 	_cleanup_close_ int fd = create_or_open(fs, req, parent, name, mode, fi->flags);
 	if (fd < 0)
@@ -200,11 +244,15 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 }
 
-static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in, off_t off,
-			 struct fuse_file_info *fi)
+static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in, off_t off, struct fuse_file_info *fi)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in));
 
+	int r = kill_suidgid_asked(fs_of(req), req, ino, (int)fi->fh);
+	if (r < 0) {
+		fs_reply_err(req, r);
+		return;
+	}
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = (int)fi->fh;
 	out.buf[0].pos = off;
@@ -240,7 +288,7 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 }
 
 static int do_fallocate(struct fs *fs, fuse_req_t req, struct inode *i, int mode, off_t off, off_t len,
-			const struct fuse_file_info *fi)
+                        const struct fuse_file_info *fi)
 {
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
 
@@ -258,8 +306,8 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
 }
 
 static ssize_t do_copy_file_range(struct fs *fs, fuse_req_t req, const struct fuse_file_info *fi_in, off_t off_in,
-				  struct inode *out, const struct fuse_file_info *fi_out, off_t off_out, size_t len,
-				  int flags)
+                                  struct inode *out, const struct fuse_file_info *fi_out, off_t off_out, size_t len,
+                                  int flags)
 {
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
 
@@ -271,8 +319,7 @@ static ssize_t do_copy_file_range(struct fs *fs, fuse_req_t req, const struct fu
 }
 
 static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, struct fuse_file_info *fi_in,
-			       fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len,
-			       int flags)
+                               fuse_ino_t ino_out, off_t off_out, struct fuse_file_info *fi_out, size_t len, int flags)
 {
 	struct fs *fs = fs_of(req);
 

@@ -1,53 +1,47 @@
 /* Extended attributes: setxattr, getxattr, listxattr, removexattr.
  *
- * The f*xattr calls need a real fd, so the object is opened for the call.
- * Only regular files and directories are: opening a device may act on it and
- * a symlink cannot be opened; their xattrs are reported unsupported. */
+ * The *xattr calls take a path and there is no fd-relative form before Linux
+ * 6.13, so the object is named by its /proc/self/fd entry, relative to the
+ * daemon's working directory, which fs_mount makes /proc/self/fd: the magic
+ * link names the object itself, whatever its type, and nothing is opened (a
+ * device may act on open). The kernel asks for security.capability before
+ * every write, so this is one syscall, not an open, a call and a close. */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
-#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "fs/internal.h"
 #include "fs/judge.h"
 
-static int xattr_fd(struct fs *fs, struct inode *i)
+/* Holds I's fd and writes its name in /proc/self/fd into NAME. */
+static int proc_name(struct fs *fs, struct inode *i, struct ifd *f, char name[static 16])
 {
-	mode_t type = inode_type(i);
-
-	if (S_ISDIR(type))
-		return inode_open(fs->table, i, O_RDONLY | O_DIRECTORY);
-	if (S_ISREG(type))
-		return inode_open(fs->table, i, O_RDONLY | O_NONBLOCK);
-	return -EOPNOTSUPP;
+	int r = inode_fd_acquire(fs->table, i, f);
+	if (r < 0)
+		return r;
+	snprintf(name, 16, "%d", f->fd);
+	return 0;
 }
 
-/* Replies with the attribute's size when SIZE is 0, else with its bytes:
- * GET reads NAME (or the list when NAME is NULL) into BUF. */
-static void reply_xattr(fuse_req_t req, ssize_t n, const char *buf, size_t size)
-{
-	if (n < 0)
-		fs_reply_err(req, (int)n);
-	else if (size == 0)
-		fuse_reply_xattr(req, (size_t)n);
-	else
-		fuse_reply_buf(req, buf, (size_t)n);
-}
-
+/* Reads NAME (or the list when NAME is NULL) into BUF. */
 static ssize_t do_getxattr(struct fs *fs, struct inode *i, const char *name, char *buf, size_t size)
 {
-	_cleanup_close_ int fd = xattr_fd(fs, i);
-	if (fd < 0)
-		return fd;
-	ssize_t n = name ? fgetxattr(fd, name, buf, size) : flistxattr(fd, buf, size);
+	_cleanup_ifd_ struct ifd f = {0};
+	char path[16];
+
+	int r = proc_name(fs, i, &f, path);
+	if (r < 0)
+		return r;
+	ssize_t n = name ? getxattr(path, name, buf, size) : listxattr(path, buf, size);
 	return n < 0 ? negative_errno() : n;
 }
 
+/* Replies with the size when SIZE is 0 (the caller asks how much room it
+ * needs), else with the bytes. */
 static void get_or_list(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
 	struct fs *fs = fs_of(req);
@@ -57,7 +51,13 @@ static void get_or_list(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 		fs_reply_err(req, -ENOMEM);
 		return;
 	}
-	reply_xattr(req, do_getxattr(fs, fs_inode(fs, ino), name, buf, size), buf, size);
+	ssize_t n = do_getxattr(fs, fs_inode(fs, ino), name, buf, size);
+	if (n < 0)
+		fs_reply_err(req, (int)n);
+	else if (size == 0)
+		fuse_reply_xattr(req, (size_t)n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
 }
 
 static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
@@ -71,24 +71,24 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 }
 
 /* Sets NAME to VALUE, or removes it when VALUE is NULL. */
-static int do_change(struct fs *fs, fuse_req_t req, struct inode *i, const char *name, const char *value,
-		     size_t size, int flags)
+static int do_change(struct fs *fs, fuse_req_t req, struct inode *i, const char *name, const char *value, size_t size,
+                     int flags)
 {
 	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	_cleanup_ifd_ struct ifd f = {0};
 	enum policy_op op = value ? POLICY_OP_SETXATTR : POLICY_OP_REMOVEXATTR;
+	char path[16];
 
 	int r = judge_object(fs, req, s, op, fs_policy_id(i), (unsigned long)flags);
+	if (r >= 0)
+		r = proc_name(fs, i, &f, path);
 	if (r < 0)
 		return r;
-	_cleanup_close_ int fd = xattr_fd(fs, i);
-	if (fd < 0)
-		return fd;
-	r = value ? fsetxattr(fd, name, value, size, flags) : fremovexattr(fd, name);
+	r = value ? setxattr(path, name, value, size, flags) : removexattr(path, name);
 	return r < 0 ? negative_errno() : 0;
 }
 
-static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size,
-			int flags)
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
 {
 	struct fs *fs = fs_of(req);
 

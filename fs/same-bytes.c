@@ -65,7 +65,7 @@ static int compare_fds(int a, int b, off_t size)
 }
 
 int same_bytes(int dir_a, const char *name_a, struct policy_id id_a, int dir_b, const char *name_b,
-	       struct policy_id id_b)
+               struct policy_id id_b)
 {
 	struct stat st_a, st_b;
 

@@ -13,4 +13,4 @@
  * Returns 1 when identical, 0 when not (or not both regular, or too big),
  * -errno when one cannot be read. */
 int same_bytes(int dir_a, const char *name_a, struct policy_id id_a, int dir_b, const char *name_b,
-	       struct policy_id id_b);
+               struct policy_id id_b);

@@ -48,9 +48,12 @@ static bool kv_list_has_name(const struct kv_list *l, const char *name)
 	return false;
 }
 
-/* A value check sees the whole config the value is judged in, since a
- * branch's remote must name a remote that config defines. */
-typedef bool (*value_check)(const char *value, const struct kv_list *config);
+struct rule;
+
+/* A value check sees its rule (for a list of words) and the whole config the
+ * value is judged in, since a branch's remote must name a remote that config
+ * defines. */
+typedef bool (*value_check)(const char *value, const struct rule *rule, const struct kv_list *config);
 
 /* An allow-listed key: section and key lowercased (key NULL for any key),
  * whether it lives under a subsection, and what its value may be. */
@@ -59,6 +62,7 @@ struct rule {
 	bool subsection;
 	const char *key;
 	value_check check;
+	const char *const *words; /* for check_word_list and check_bool_or_word */
 };
 
 static __thread char why_buf[320];
@@ -80,94 +84,60 @@ static bool is_one_of(const char *value, const char *const *words)
 }
 
 /* Control characters could forge lines where git passes a value on (the
- * credential protocol, commit headers), so no value we allow holds one. */
-static bool has_control(const char *s)
+ * credential protocol, commit headers), so no value we allow holds one
+ * beyond those in allowed. */
+static bool has_control_but(const char *s, const char *allowed)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if (((unsigned char)*s < 0x20 || *s == 0x7f) && !strchr(allowed, *s))
 			return true;
 	return false;
 }
 
+static bool has_control(const char *s)
+{
+	return has_control_but(s, "");
+}
+
 /* The words git_parse_maybe_bool() takes; an implicit true too. Git also
  * reads any integer as a boolean; we do not need to. */
-static bool check_bool(const char *value, const struct kv_list *config)
+static bool check_bool(const char *value, const struct rule *rule, const struct kv_list *config)
 {
 	static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "1", "0", "", NULL};
 	return !value || is_one_of(value, words);
 }
 
 /* One line of text that git only stores: a name, a mail address. */
-static bool check_text(const char *value, const struct kv_list *config)
+static bool check_text(const char *value, const struct rule *rule, const struct kv_list *config)
 {
 	return value && !has_control(value);
 }
 
 /* A branch description, which git only shows (format-patch, request-pull):
  * lines of text, as `git branch --edit-description` writes them. */
-static bool check_description(const char *value, const struct kv_list *config)
+static bool check_description(const char *value, const struct rule *rule, const struct kv_list *config)
 {
-	if (!value)
-		return false;
-	for (const char *s = value; *s; s++)
-		if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
-			return false;
-	return true;
+	return value && !has_control_but(value, "\n\t");
 }
 
 /* A ref, refspec or branch name: one word that no command line can take for
  * an option. */
-static bool check_word(const char *value, const struct kv_list *config)
+static bool check_word(const char *value, const struct rule *rule, const struct kv_list *config)
 {
 	if (!value || !*value || value[0] == '-' || has_control(value))
 		return false;
 	return !strchr(value, ' ');
 }
 
-static bool check_tagopt(const char *value, const struct kv_list *config)
+/* One of the rule's words: modes and options that name no program. */
+static bool check_word_list(const char *value, const struct rule *rule, const struct kv_list *config)
 {
-	static const char *const words[] = {"--no-tags", "--tags", NULL};
-	return value && is_one_of(value, words);
+	return value && is_one_of(value, rule->words);
 }
 
-/* pull.rebase and branch.<n>.rebase: a boolean, or the rebase modes, none of
- * which names a program. */
-static bool check_rebase(const char *value, const struct kv_list *config)
+static bool check_bool_or_word(const char *value, const struct rule *rule, const struct kv_list *config)
 {
-	static const char *const words[] = {"merges", "m", "interactive", "i", NULL};
-	return check_bool(value, config) || is_one_of(value, words);
-}
-
-static bool check_ignore(const char *value, const struct kv_list *config)
-{
-	static const char *const words[] = {"none", "untracked", "dirty", "all", NULL};
-	return value && is_one_of(value, words);
-}
-
-static bool check_recurse(const char *value, const struct kv_list *config)
-{
-	static const char *const words[] = {"on-demand", NULL};
-	return check_bool(value, config) || is_one_of(value, words);
-}
-
-/* submodule.<n>.update may be "!command", which git runs: only the named
- * modes pass. */
-static bool check_update(const char *value, const struct kv_list *config)
-{
-	static const char *const words[] = {"checkout", "rebase", "merge", "none", NULL};
-	return value && is_one_of(value, words);
-}
-
-static bool check_pull_ff(const char *value, const struct kv_list *config)
-{
-	static const char *const words[] = {"only", NULL};
-	return check_bool(value, config) || is_one_of(value, words);
-}
-
-static bool check_push_default(const char *value, const struct kv_list *config)
-{
-	static const char *const words[] = {"nothing", "current", "upstream", "tracking", "simple", "matching", NULL};
-	return value && is_one_of(value, words);
+	return check_bool(value, rule, config) || check_word_list(value, rule, config);
 }
 
 static bool is_scheme_char(const char *start, const char *p)
@@ -246,12 +216,12 @@ static bool url_is_safe(const char *url, bool local_ok)
 	return local_ok && url[0] == '/';
 }
 
-static bool check_remote_url(const char *value, const struct kv_list *config)
+static bool check_remote_url(const char *value, const struct rule *rule, const struct kv_list *config)
 {
 	return url_is_safe(value, false);
 }
 
-static bool check_submodule_url(const char *value, const struct kv_list *config)
+static bool check_submodule_url(const char *value, const struct rule *rule, const struct kv_list *config)
 {
 	return url_is_safe(value, true);
 }
@@ -260,7 +230,7 @@ static bool check_submodule_url(const char *value, const struct kv_list *config)
  * config gives a URL. A name git finds no URL for is read as a URL itself
  * (remote.c: add_url_alias), or from .git/remotes/, which this judge never
  * sees. */
-static bool check_remote_name(const char *value, const struct kv_list *config)
+static bool check_remote_name(const char *value, const struct rule *rule, const struct kv_list *config)
 {
 	_cleanup_free_ char *want = NULL;
 
@@ -284,38 +254,47 @@ static bool check_remote_name(const char *value, const struct kv_list *config)
  * (-s <strategy> runs git-merge-<strategy>), url.<base>.insteadOf, and every
  * section not listed (core, include, includeIf, alias, filter, diff, merge,
  * hook, credential, gpg, sequence, ...). */
+static const char *const submodule_ignore[] = {"none", "untracked", "dirty", "all", NULL};
+static const char *const on_demand[] = {"on-demand", NULL};
+/* submodule.<n>.update may also be "!command", which git runs. */
+static const char *const update_modes[] = {"checkout", "rebase", "merge", "none", NULL};
+static const char *const rebase_modes[] = {"merges", "m", "interactive", "i", NULL};
+static const char *const tag_options[] = {"--no-tags", "--tags", NULL};
+static const char *const ff_only[] = {"only", NULL};
+static const char *const push_modes[] = {"nothing", "current", "upstream", "tracking", "simple", "matching", NULL};
+
 static const struct rule rules[] = {
-        {"submodule", true, "url", check_submodule_url},
-        {"submodule", true, "active", check_bool},
-        {"submodule", true, "branch", check_word},
-        {"submodule", true, "shallow", check_bool},
-        {"submodule", true, "ignore", check_ignore},
-        {"submodule", true, "fetchrecursesubmodules", check_recurse},
-        {"submodule", true, "update", check_update},
-        {"branch", true, "remote", check_remote_name},
-        {"branch", true, "pushremote", check_remote_name},
-        {"branch", true, "merge", check_word},
-        {"branch", true, "rebase", check_rebase},
-        {"branch", true, "description", check_description},
-        {"remote", true, "url", check_remote_url},
-        {"remote", true, "pushurl", check_remote_url},
-        {"remote", true, "fetch", check_word},
-        {"remote", true, "push", check_word},
-        {"remote", true, "tagopt", check_tagopt},
-        {"remote", true, "prune", check_bool},
-        {"remote", true, "prunetags", check_bool},
-        {"remote", true, "mirror", check_bool},
-        {"remote", true, "skipdefaultupdate", check_bool},
-        {"remote", true, "skipfetchall", check_bool},
-        {"user", false, "name", check_text},
-        {"user", false, "email", check_text},
-        {"pull", false, "rebase", check_rebase},
-        {"pull", false, "ff", check_pull_ff},
-        {"push", false, "default", check_push_default},
-        {"push", false, "autosetupremote", check_bool},
-        {"fetch", false, "prune", check_bool},
-        {"init", false, "defaultbranch", check_word},
-        {"advice", false, NULL, check_bool},
+        {"submodule", true, "url", check_submodule_url, NULL},
+        {"submodule", true, "active", check_bool, NULL},
+        {"submodule", true, "branch", check_word, NULL},
+        {"submodule", true, "shallow", check_bool, NULL},
+        {"submodule", true, "ignore", check_word_list, submodule_ignore},
+        {"submodule", true, "fetchrecursesubmodules", check_bool_or_word, on_demand},
+        {"submodule", true, "update", check_word_list, update_modes},
+        {"branch", true, "remote", check_remote_name, NULL},
+        {"branch", true, "pushremote", check_remote_name, NULL},
+        {"branch", true, "merge", check_word, NULL},
+        {"branch", true, "rebase", check_bool_or_word, rebase_modes},
+        {"branch", true, "description", check_description, NULL},
+        {"remote", true, "url", check_remote_url, NULL},
+        {"remote", true, "pushurl", check_remote_url, NULL},
+        {"remote", true, "fetch", check_word, NULL},
+        {"remote", true, "push", check_word, NULL},
+        {"remote", true, "tagopt", check_word_list, tag_options},
+        {"remote", true, "prune", check_bool, NULL},
+        {"remote", true, "prunetags", check_bool, NULL},
+        {"remote", true, "mirror", check_bool, NULL},
+        {"remote", true, "skipdefaultupdate", check_bool, NULL},
+        {"remote", true, "skipfetchall", check_bool, NULL},
+        {"user", false, "name", check_text, NULL},
+        {"user", false, "email", check_text, NULL},
+        {"pull", false, "rebase", check_bool_or_word, rebase_modes},
+        {"pull", false, "ff", check_bool_or_word, ff_only},
+        {"push", false, "default", check_word_list, push_modes},
+        {"push", false, "autosetupremote", check_bool, NULL},
+        {"fetch", false, "prune", check_bool, NULL},
+        {"init", false, "defaultbranch", check_word, NULL},
+        {"advice", false, NULL, check_bool, NULL},
 };
 
 /* A subsection the allow-list accepts names a submodule, remote or branch:
@@ -448,7 +427,7 @@ static bool added_values_allowed(const struct kv_list *old, const struct kv_list
 			i++;
 			continue;
 		}
-		if (c > 0 && !b[j]->rule->check(b[j]->value, new)) {
+		if (c > 0 && !b[j]->rule->check(b[j]->value, b[j]->rule, new)) {
 			*why = say_why(b[j]->name, "value not allowed");
 			return false;
 		}
@@ -467,8 +446,8 @@ static bool remotes_still_defined(const struct kv_list *old, const struct kv_lis
 	for (size_t i = 0; i < new->n_allowed; i++) {
 		const struct kv *kv = new->allowed[i];
 
-		if (kv->rule->check == check_remote_name && !check_remote_name(kv->value, new) &&
-		    check_remote_name(kv->value, old)) {
+		if (kv->rule->check == check_remote_name && !check_remote_name(kv->value, kv->rule, new) &&
+		    check_remote_name(kv->value, kv->rule, old)) {
 			*why = say_why(kv->name, "names a remote the change removes");
 			return false;
 		}

@@ -30,6 +30,7 @@ struct parser {
 	size_t baselen; /* length of the stem in var */
 	int entries;
 	const char *reason;
+	const char *origin;
 	gitcfg_cb cb;
 	void *userdata;
 };
@@ -305,6 +306,7 @@ static void split_name(char *name, struct gitcfg_entry *e)
 static int emit_entry(struct parser *p, bool has_value)
 {
 	struct gitcfg_entry e = {
+	        .origin = p->origin,
 	        .name = p->var.p,
 	        .value = has_value ? p->value.p : NULL,
 	        .line = p->linenr,
@@ -397,6 +399,7 @@ int gitcfg_parse(const char *buf, size_t len, const char *origin, gitcfg_cb cb, 
 	        .buf = (const unsigned char *)buf,
 	        .len = len,
 	        .linenr = 1,
+	        .origin = origin,
 	        .cb = cb,
 	        .userdata = userdata,
 	};

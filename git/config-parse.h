@@ -28,8 +28,10 @@
  * compares with lowercase keys agrees with git.
  *
  * value is NULL for an implicit true ("[core] bare"); otherwise it stops at
- * the first NUL byte, as it does for git. line is the line git would name. */
+ * the first NUL byte, as it does for git. origin is the caller's name for
+ * the buffer and line the line git would name. */
 struct gitcfg_entry {
+	const char *origin;
 	const char *name;
 	const char *section;
 	const char *subsection;

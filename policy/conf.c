@@ -68,6 +68,28 @@ static void parser_fail(struct config_parser *p, int error, const char *fmt, ...
 /* inih's fgets-style reader over the file's bytes. A line inih cannot hold
  * whole, or one with a NUL (inih would silently cut it there), ends the parse
  * with an error rather than being read as something else. */
+static bool section_known(const char *section);
+
+/* inih tells the handler a section's name only with its first key, so an
+ * unknown section is caught here, on its own line. */
+static void check_section_header(struct config_parser *p, const char *line, size_t n)
+{
+	const char *s = line, *end = line + n, *close;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == end || *s != '[')
+		return;
+	close = memchr(s, ']', (size_t)(end - s));
+	if (!close)
+		return; /* inih refuses the line itself */
+	_cleanup_free_ char *name = strndup(s + 1, (size_t)(close - s - 1));
+	if (!name)
+		parser_fail(p, -ENOMEM, "out of memory");
+	else if (!section_known(name))
+		parser_fail(p, -EINVAL, "unknown section [%s]", name);
+}
+
 static char *parser_read_line(char *str, int num, void *stream)
 {
 	struct config_parser *p = stream;
@@ -88,6 +110,9 @@ static char *parser_read_line(char *str, int num, void *stream)
 		parser_fail(p, -EINVAL, "line longer than %d bytes", num - 3);
 		return NULL;
 	}
+	check_section_header(p, start, n);
+	if (p->error)
+		return NULL;
 	memcpy(str, start, n);
 	str[n] = '\0';
 	p->pos += n;

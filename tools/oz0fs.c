@@ -40,27 +40,26 @@ struct args {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: oz0fs [-f] [-d] [-o OPT[,OPT...]] [--config FILE] SOURCE MOUNTPOINT\n"
-		"Mounts SOURCE on MOUNTPOINT (they may be the same directory), refusing every\n"
-		"write to protected Git metadata and agent/editor files with EACCES.\n"
-		"\n"
-		"  -f                 stay in the foreground (refusals are audited on stderr)\n"
-		"  -d                 debug: -f plus a trace of every FUSE request\n"
-		"  --config FILE      the configuration (default " POLICY_CONFIG_DEFAULT_FILE " if present)\n"
-		"  --help, --version\n"
-		"\n"
-		"Options (-o):\n"
-		"  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
-		"                           also changed from outside the mount (default: always)\n"
-		"  audit=FILE               append refusals to FILE (default: the config's, else\n"
-		"                           syslog, or stderr with -f)\n"
-		"  allow_other, default_permissions   on by default as root\n"
-		"  ro                       read-only\n"
-		"  fsname=, subtype=, max_read=, auto_unmount, noatime, nodiratime, relatime,\n"
-		"  noexec, nosuid, nodev, sync, dirsync   passed to FUSE\n"
-		"\n"
-		"Unmount with 'fusermount3 -u MOUNTPOINT' or 'umount MOUNTPOINT'.\n");
+	fprintf(out, "Usage: oz0fs [-f] [-d] [-o OPT[,OPT...]] [--config FILE] SOURCE MOUNTPOINT\n"
+	             "Mounts SOURCE on MOUNTPOINT (they may be the same directory), refusing every\n"
+	             "write to protected Git metadata and agent/editor files with EACCES.\n"
+	             "\n"
+	             "  -f                 stay in the foreground (refusals are audited on stderr)\n"
+	             "  -d                 debug: -f plus a trace of every FUSE request\n"
+	             "  --config FILE      the configuration (default " POLICY_CONFIG_DEFAULT_FILE " if present)\n"
+	             "  --help, --version\n"
+	             "\n"
+	             "Options (-o):\n"
+	             "  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
+	             "                           also changed from outside the mount (default: always)\n"
+	             "  audit=FILE               append refusals to FILE (default: the config's, else\n"
+	             "                           syslog, or stderr with -f)\n"
+	             "  allow_other, default_permissions   on by default as root\n"
+	             "  ro                       read-only\n"
+	             "  fsname=, subtype=, max_read=, auto_unmount, noatime, nodiratime, relatime,\n"
+	             "  noexec, nosuid, nodev, sync, dirsync   passed to FUSE\n"
+	             "\n"
+	             "Unmount with 'fusermount3 -u MOUNTPOINT' or 'umount MOUNTPOINT'.\n");
 }
 
 static _Noreturn void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,9 +80,9 @@ static _Noreturn void die(int status, const char *fmt, ...)
 static int opt_cache(struct args *a, const char *value)
 {
 	static const char *const names[] = {
-		[FS_CACHE_NEVER] = "never",
-		[FS_CACHE_AUTO] = "auto",
-		[FS_CACHE_ALWAYS] = "always",
+	        [FS_CACHE_NEVER] = "never",
+	        [FS_CACHE_AUTO] = "auto",
+	        [FS_CACHE_ALWAYS] = "always",
 	};
 	for (size_t k = 0; k < ELEMENTSOF(names); k++) {
 		if (strcmp(value, names[k]) == 0) {
@@ -137,24 +136,24 @@ static const struct mount_option {
 	const char *name;
 	int (*set)(struct args *a, const char *value); /* NULL: passed on to libfuse */
 } mount_options[] = {
-	{ "cache=", opt_cache },
-	{ "audit=", opt_audit },
-	{ "allow_other", opt_allow_other },
-	{ "default_permissions", opt_default_permissions },
-	{ "ro", opt_ro },
-	{ "rw", opt_rw },
-	{ "fsname=", opt_fsname },
-	{ "subtype=", NULL },
-	{ "max_read=", NULL },
-	{ "auto_unmount", NULL },
-	{ "noatime", NULL },
-	{ "nodiratime", NULL },
-	{ "relatime", NULL },
-	{ "noexec", NULL },
-	{ "nosuid", NULL },
-	{ "nodev", NULL },
-	{ "sync", NULL },
-	{ "dirsync", NULL },
+        {"cache=", opt_cache},
+        {"audit=", opt_audit},
+        {"allow_other", opt_allow_other},
+        {"default_permissions", opt_default_permissions},
+        {"ro", opt_ro},
+        {"rw", opt_rw},
+        {"fsname=", opt_fsname},
+        {"subtype=", NULL},
+        {"max_read=", NULL},
+        {"auto_unmount", NULL},
+        {"noatime", NULL},
+        {"nodiratime", NULL},
+        {"relatime", NULL},
+        {"noexec", NULL},
+        {"nosuid", NULL},
+        {"nodev", NULL},
+        {"sync", NULL},
+        {"dirsync", NULL},
 };
 
 static const struct mount_option *find_option(const char *opt, const char **value)
@@ -214,10 +213,10 @@ enum { LONG_CONFIG = 256, LONG_HELP, LONG_VERSION };
 static void parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longs[] = {
-		{ "config", required_argument, NULL, LONG_CONFIG },
-		{ "help", no_argument, NULL, LONG_HELP },
-		{ "version", no_argument, NULL, LONG_VERSION },
-		{ NULL, 0, NULL, 0 },
+	        {"config", required_argument, NULL, LONG_CONFIG},
+	        {"help", no_argument, NULL, LONG_HELP},
+	        {"version", no_argument, NULL, LONG_VERSION},
+	        {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -332,7 +331,7 @@ static struct git_model *build_model(int rootfd, const struct policy_config *cfg
 
 int main(int argc, char **argv)
 {
-	struct args a = { .fs.cache = FS_CACHE_ALWAYS };
+	struct args a = {.fs.cache = FS_CACHE_ALWAYS};
 	int ready_fd = -1;
 	char *err = NULL;
 	struct fs *fs;
@@ -359,11 +358,13 @@ int main(int argc, char **argv)
 	int r = fs_new(rootfd, &a.fs, model, audit, &fs);
 	if (r < 0)
 		die(1, "cannot set up the mount of '%s': %s", a.source, strerror(-r));
+	if (!fs_uses_file_handles(fs))
+		log_warning("no file handles here (they need CAP_DAC_READ_SEARCH): every inode the kernel "
+		            "holds keeps an fd open, so a tree past the open-file limit gets EMFILE; run as root "
+		            "for large trees");
 	r = fs_mount(fs, a.mountpoint, &err);
 	if (r < 0)
-		die(1, "%s on '%s'", err ? err : strerror(-r), a.mountpoint);
-	if (chdir("/") < 0)
-		log_debug("cannot chdir to /: %m");
+		die(1, "cannot mount on '%s': %s", a.mountpoint, err ? err : strerror(-r));
 	if (ready_fd >= 0)
 		detach(ready_fd, null_fd);
 

@@ -7,8 +7,8 @@
 #   check "name" cmd...          # one TAP line per check
 #   tap_done
 #
-# The tests find the binary in $OZ0FS and the sources in $OZ0_SRCDIR
-# (Makefile.am's AM_TESTS_ENVIRONMENT sets both).
+# The tests find the binary in $OZ0FS and built test programs below
+# $OZ0_BUILDDIR (Makefile.am's AM_TESTS_ENVIRONMENT sets both).
 set -eu
 
 OZ_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,9 +22,10 @@ OZ_CMD_TIMEOUT=${OZ_CMD_TIMEOUT:-120}
 OZ_MOUNT_TIMEOUT=${OZ_MOUNT_TIMEOUT:-15}
 
 tap_count=0
-tap_failed=0
 OZ_PIDS=()
 OZ_MOUNTS=()
+# The daemon (a child of the test) serving each mount point.
+declare -A OZ_PID_OF=()
 OZ_WATCHDOG=
 
 # ---- TAP -------------------------------------------------------------------
@@ -47,7 +48,6 @@ tap_ok() {
 # tap_not_ok NAME [DETAIL...]
 tap_not_ok() {
 	tap_count=$((tap_count + 1))
-	tap_failed=$((tap_failed + 1))
 	printf 'not ok %d - %s\n' "$tap_count" "$1"
 	shift
 	[ $# -eq 0 ] || diag "$@"
@@ -171,23 +171,25 @@ oz_cleanup() {
 		done
 	done
 	for p in "${OZ_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
+		# A sanitizer build reports leaks as it exits: give it the time.
+		oz_wait_exit "$p" || kill -KILL "$p" 2>/dev/null || true
 	done
 	kill "$OZ_WATCHDOG" 2>/dev/null || true
 	# Never delete through a mount that is still there.
-	if grep -q " $T" /proc/self/mountinfo; then
-		echo "# left $T in place: something is still mounted below it"
-	else
-		rm -rf "$T"
-	fi
+	for m in "${OZ_MOUNTS[@]}"; do
+		if oz_is_mounted "$m"; then
+			echo "# left $T in place: $m is still mounted"
+			return
+		fi
+	done
+	rm -rf "$T"
 }
 
 # ---- Mounting --------------------------------------------------------------------
 
 # oz_is_mounted DIR: DIR is itself a FUSE mount point.
 oz_is_mounted() {
-	awk -v d="$(realpath -m "$1")" '$5 == d { for (i = 7; $i != "-"; i++); if ($(i + 1) ~ /^fuse/) f = 1 } END { exit !f }' \
-		/proc/self/mountinfo
+	findmnt -rn -o FSTYPE -M "$(realpath -m "$1")" | grep -q '^fuse'
 }
 
 # oz_wait_mounted DIR PID: waits until DIR is mounted; fails if the daemon PID
@@ -220,20 +222,38 @@ oz_mount() {
 	echo "$OZ_PID" >>"$T/pids"
 	OZ_PIDS+=("$OZ_PID")
 	OZ_MOUNTS+=("$mnt")
+	OZ_PID_OF[$mnt]=$OZ_PID
 	oz_wait_mounted "$mnt" "$OZ_PID"
 }
 
-# oz_umount MOUNTPOINT: unmounts and waits for the mount to go; falls back to
-# a lazy unmount so that a broken daemon cannot leave the test hanging.
+# oz_umount MOUNTPOINT: unmounts and waits for the mount to go (falling back
+# to a lazy unmount, so that a broken daemon cannot leave the test hanging);
+# then, for a daemon oz_mount started, waits for it to exit and fails unless
+# it exited 0 (a sanitizer build's findings make it exit non-zero).
 oz_umount() {
-	local mnt=$1 i
+	local mnt=$1 pid=${OZ_PID_OF[$1]:-} i status=0
 	timeout -k 2 "$OZ_MOUNT_TIMEOUT" fusermount3 -u "$mnt" 2>/dev/null || true
 	for ((i = 0; i < OZ_MOUNT_TIMEOUT * 20; i++)); do
-		oz_is_mounted "$mnt" || return 0
+		oz_is_mounted "$mnt" || break
 		sleep 0.05
 	done
-	fusermount3 -uz "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-	return 1
+	if oz_is_mounted "$mnt"; then
+		echo "still mounted after ${OZ_MOUNT_TIMEOUT}s"
+		fusermount3 -uz "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+		return 1
+	fi
+	[ -n "$pid" ] || return 0
+	unset "OZ_PID_OF[$mnt]"
+	if ! oz_wait_exit "$pid"; then
+		echo "the daemon still runs ${OZ_MOUNT_TIMEOUT}s after the unmount"
+		return 1
+	fi
+	wait "$pid" || status=$?
+	if [ "$status" -ne 0 ]; then
+		echo "the daemon exited with status $status; its log ends:"
+		tail -n 20 "$T/daemon.log"
+		return 1
+	fi
 }
 
 # oz_wait_exit PID: waits for a daemon to end; fails on timeout.
@@ -251,7 +271,9 @@ oz_require() {
 	[ -n "${OZ0FS:-}" ] || oz_unavailable "OZ0FS is not set (run through make check)"
 	[ -x "$OZ0FS" ] || oz_unavailable "no oz0fs binary at $OZ0FS"
 	[ -c /dev/fuse ] || oz_unavailable "no /dev/fuse"
-	[ -r /dev/fuse ] && [ -w /dev/fuse ] || oz_unavailable "/dev/fuse is not usable by $(id -un)"
+	if ! [ -r /dev/fuse ] || ! [ -w /dev/fuse ]; then
+		oz_unavailable "/dev/fuse is not usable by $(id -un)"
+	fi
 	command -v fusermount3 >/dev/null || oz_unavailable "fusermount3 is missing (Debian package fuse3)"
 }
 
@@ -288,25 +310,26 @@ refused() {
 	fi
 }
 
-# compare_answers REF GOT: for each "name: answer" line of REF, ok when GOT gives the
-# same answer for that name; then every name GOT has and REF lacks fails.
+# compare_answers REF GOT [LABEL]: for each "name: answer" line of REF, ok
+# when GOT gives the same answer for that name; then every name GOT has and
+# REF lacks fails. LABEL prefixes the names of the TAP lines.
 compare_answers() {
 	local -A got=() seen=()
-	local line name
+	local line name label=${3:-}
 	while IFS= read -r line; do
 		got[${line%: *}]=${line##*: }
 	done <"$2"
 	while IFS= read -r line; do
 		name=${line%: *}
 		if [ -z "${got[$name]+set}" ]; then
-			tap_not_ok "$name" "underlying: ${line##*: }" "mount:      (no answer)"
+			tap_not_ok "$label$name" "underlying: ${line##*: }" "mount:      (no answer)"
 		else
-			check_eq "$name" "${line##*: }" "${got[$name]}"
+			check_eq "$label$name" "${line##*: }" "${got[$name]}"
 			seen[$name]=1
 		fi
 	done <"$1"
 	for name in "${!got[@]}"; do
-		[ -n "${seen[$name]+set}" ] || tap_not_ok "$name" "only on the mount: ${got[$name]}"
+		[ -n "${seen[$name]+set}" ] || tap_not_ok "$label$name" "only on the mount: ${got[$name]}"
 	done
 }
 

@@ -158,7 +158,7 @@ tool_attacks
 gitfile_attacks
 identical_rename
 
-oz_umount "$W"
+check "unmount the worktree" oz_umount "$W"
 check "unmount" oz_umount "$M"
 check_unchanged "protected objects unchanged on the underlying trees" "$before" "$(state)"
 check "the underlying repository is intact" git -C "$T/src" fsck --no-progress

@@ -757,7 +757,7 @@ static int list(const char *dir, bool (*want)(const char *), unsigned *bad)
 /* Names left after t_readdir's unlinks: f<i> with i % 3 != 0, and g<i>. */
 static bool kept(const char *name)
 {
-	return name[0] == 'g' || (name[0] == 'f' && atol(name + 1) % 3 != 0);
+	return name[0] == 'g' || (name[0] == 'f' && strtol(name + 1, NULL, 10) % 3 != 0);
 }
 
 static void t_readdir(void)

@@ -136,8 +136,8 @@ Test(config_change, allow_listed_keys_with_bad_values)
 		const char *text;
 		const char *key;
 	} cases[] = {
-	        {"[submodule \"s\"]\n\tupdate = !sh -c 'touch /tmp/x'\n", "submodule.s.update"},
-	        {"[submodule \"s\"]\n\turl = ext::sh -c touch% /tmp/x\n", "submodule.s.url"},
+	        {"[submodule \"s\"]\n\tupdate = !sh -c 'touch pwned'\n", "submodule.s.update"},
+	        {"[submodule \"s\"]\n\turl = ext::sh -c touch% pwned\n", "submodule.s.url"},
 	        {"[submodule \"s\"]\n\turl = ../sibling\n", "submodule.s.url"},
 	        {"[submodule \"s\"]\n\turl = -u./payload\n", "submodule.s.url"},
 	        {"[submodule \"s\"]\n\tactive = maybe\n", "submodule.s.active"},
@@ -182,7 +182,7 @@ Test(config_change, keys_that_run_or_redirect_are_refused)
 	        {"[Core]\n\tHooksPath = x\n", "core.hookspath"},
 	        {"[include]\n\tpath = ../payload.cfg\n", "include.path"},
 	        {"[includeIf \"gitdir:/\"]\n\tpath = payload.cfg\n", "includeif.gitdir:/.path"},
-	        {"[alias]\n\tx = !sh -c 'touch /tmp/x'\n", "alias.x"},
+	        {"[alias]\n\tx = !sh -c 'touch pwned'\n", "alias.x"},
 	        {"[alias \"x\"]\n\tcommand = !sh\n", "alias.x.command"},
 	        {"[filter \"lfs\"]\n\tsmudge = ./smudge.sh\n", "filter.lfs.smudge"},
 	        {"[diff \"png\"]\n\ttextconv = ./conv.sh\n", "diff.png.textconv"},

@@ -14,6 +14,7 @@
 #define MAX_SEEN 8
 
 struct seen_entry {
+	char origin[16];
 	char name[64];
 	char section[32];
 	char subsection[32];
@@ -37,6 +38,7 @@ static int record(const struct gitcfg_entry *e, void *userdata)
 
 	cr_assert_lt(s->n, MAX_SEEN);
 	r = &s->e[s->n++];
+	snprintf(r->origin, sizeof(r->origin), "%s", e->origin);
 	snprintf(r->name, sizeof(r->name), "%s", e->name);
 	snprintf(r->section, sizeof(r->section), "%s", e->section);
 	snprintf(r->subsection, sizeof(r->subsection), "%s", e->subsection ? e->subsection : "");
@@ -68,6 +70,7 @@ Test(config_parse, splits_section_subsection_key)
 	cr_assert_str_eq(s.e[0].subsection, "Up.Stream");
 	cr_assert_str_eq(s.e[0].key, "url");
 	cr_assert_str_eq(s.e[0].value, "https://x/y");
+	cr_assert_str_eq(s.e[0].origin, "test");
 }
 
 Test(config_parse, no_subsection_is_null)

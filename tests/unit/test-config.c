@@ -186,7 +186,8 @@ Test(config, unprotect_only_tool_paths)
 
 Test(config, unknown_names)
 {
-	assert_refused("[protect]\npath = a\n[protcet]\npath = b\n", -EINVAL, 4, "unknown section [protcet]");
+	assert_refused("[protect]\npath = a\n[protcet]\npath = b\n", -EINVAL, 3, "unknown section [protcet]");
+	assert_refused("[protect]\npath = a\n[empty-unknown]\n", -EINVAL, 3, "unknown section [empty-unknown]");
 	assert_refused("[audit]\nfiles = /x\n", -EINVAL, 2, "unknown key 'files' in [audit]");
 	assert_refused("path = a\n", -EINVAL, 1, "outside a section");
 }
