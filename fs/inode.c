@@ -233,6 +233,22 @@ static void fd_cache_insert(struct inode_table *t, struct inode *i, int fd)
 	lru_evict(t);
 }
 
+/* Closes every idle cached fd, for an open that ran out of descriptors (the
+ * callers' open files share the limit with the cache). Returns whether any
+ * was closed, so the open is worth retrying. */
+static bool fd_cache_shed(struct inode_table *t)
+{
+	pthread_mutex_lock(&t->lock);
+	size_t before = t->n_cached;
+	unsigned size = t->cache_size;
+	t->cache_size = 0;
+	lru_evict(t);
+	t->cache_size = size;
+	bool shed = t->n_cached < before;
+	pthread_mutex_unlock(&t->lock);
+	return shed;
+}
+
 /* ---- Handles -------------------------------------------------------------- */
 
 static int handle_of(int fd, union handle_buf *hb)
@@ -251,7 +267,7 @@ static bool handle_equal(const struct inode *i, const union handle_buf *hb)
 	       memcmp(i->handle, hb->fh.f_handle, i->handle_len) == 0;
 }
 
-static int open_by_handle(const struct inode_table *t, const struct inode *i, int flags)
+static int open_by_handle(struct inode_table *t, const struct inode *i, int flags)
 {
 	union handle_buf hb;
 
@@ -259,6 +275,8 @@ static int open_by_handle(const struct inode_table *t, const struct inode *i, in
 	hb.fh.handle_type = i->handle_type;
 	memcpy(hb.fh.f_handle, i->handle, i->handle_len);
 	int fd = open_by_handle_at(t->mounts[i->mount].fd, &hb.fh, flags | O_CLOEXEC);
+	if (fd < 0 && errno == EMFILE && fd_cache_shed(t))
+		fd = open_by_handle_at(t->mounts[i->mount].fd, &hb.fh, flags | O_CLOEXEC);
 	return fd < 0 ? negative_errno() : fd;
 }
 
@@ -366,6 +384,8 @@ int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, 
 	if (r < 0)
 		return r;
 	_cleanup_close_ int fd = openat(p.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EMFILE && fd_cache_shed(t))
+		fd = openat(p.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
@@ -426,6 +446,30 @@ void inode_forget(struct inode_table *t, struct inode *i, uint64_t n)
 	pthread_mutex_unlock(&t->lock);
 	if (trim)
 		malloc_trim(0);
+}
+
+int inode_adopt(struct inode_table *t, int fd, struct stat *st, struct inode **out)
+{
+	char name[16];
+
+	if (fstat(fd, st) < 0)
+		return negative_errno();
+	snprintf(name, sizeof(name), "%d", fd);
+	_cleanup_close_ int path_fd = openat(t->proc_fd, name, O_PATH | O_CLOEXEC);
+	if (path_fd < 0)
+		return negative_errno();
+	_cleanup_free_ struct inode *new = inode_alloc(st, NULL);
+	if (!new)
+		return -ENOMEM;
+	pthread_mutex_lock(&t->lock);
+	struct inode *i = hash_find(t, st->st_dev, st->st_ino);
+	if (!i)
+		i = inode_publish(t, TAKE_PTR(new), TAKE_FD(path_fd), false);
+	else if (inode_ref(t, i, path_fd))
+		path_fd = -1;
+	pthread_mutex_unlock(&t->lock);
+	*out = i;
+	return 0;
 }
 
 /* ---- fds for one operation ------------------------------------------------ */

@@ -46,6 +46,10 @@ size_t inode_table_fds(struct inode_table *t);
 /* Looks NAME up in PARENT without following a link, fills *ST and returns
  * the inode with one more lookup reference. */
 int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st, struct inode **out);
+/* Takes the unnamed open file FD (an O_TMPFILE) into the table with one
+ * lookup reference, and fills *ST. Such an inode pins an O_PATH fd: an object
+ * without a name cannot be reopened by handle. */
+int inode_adopt(struct inode_table *t, int fd, struct stat *st, struct inode **out);
 /* Drops N lookup references; the inode is freed at zero. */
 void inode_forget(struct inode_table *t, struct inode *i, uint64_t n);
 

@@ -4,6 +4,7 @@
 
 #define FUSE_USE_VERSION 314
 #include <fuse_lowlevel.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 
@@ -23,7 +24,17 @@ struct fs {
 	bool writeback;   /* the kernel granted the writeback cache; set by init */
 	int proc_root_fd; /* /proc, for callers' groups */
 	bool mounted;
+	/* The protected file the daemon last rewrote in place (fs/replace.h)
+	 * and the mtime it had before. With the writeback cache, the rename
+	 * that led to the rewrite makes the kernel flush that mtime back to
+	 * the file, which must not read as an attack on it. */
+	pthread_mutex_t rewritten_lock;
+	struct policy_id rewritten;           /* protected by rewritten_lock */
+	struct timespec rewritten_mtime;      /* protected by rewritten_lock */
 };
+
+/* Notes that the daemon rewrote ID, whose mtime was MTIME (fs/ops-entry.c). */
+void fs_note_rewritten(struct fs *fs, struct policy_id id, struct timespec mtime);
 
 static inline struct fs *fs_of(fuse_req_t req)
 {

@@ -18,10 +18,24 @@ static uint64_t init_unique;
 
 /* Set by the read hook for the request this thread is about to handle. */
 static _Thread_local bool kill_suidgid;
+static _Thread_local bool is_tmpfile;
 
 bool kernel_io_kill_suidgid(void)
 {
 	return kill_suidgid;
+}
+
+bool kernel_io_tmpfile(void)
+{
+	return is_tmpfile;
+}
+
+/* Hands a TMPFILE request to libfuse as the CREATE it resembles. */
+static void tmpfile_as_create(char *buf, struct fuse_in_header *h)
+{
+	h->opcode = FUSE_CREATE;
+	memcpy(buf, h, sizeof(*h));
+	is_tmpfile = true;
 }
 
 /* Copies the request's argument of SIZE bytes into ARG; false when short. */
@@ -43,8 +57,8 @@ static void note_init(const char *buf, size_t len, uint64_t unique)
 	}
 }
 
-/* Notes what libfuse will not pass on: the kill-set-id flags. */
-static void note_request(const char *buf, size_t len)
+/* Notes what libfuse will not pass on: the kill-set-id flags, O_TMPFILE. */
+static void note_request(char *buf, size_t len)
 {
 	struct fuse_in_header h;
 	struct fuse_write_in w;
@@ -53,6 +67,7 @@ static void note_request(const char *buf, size_t len)
 	struct fuse_setattr_in s;
 
 	kill_suidgid = false;
+	is_tmpfile = false;
 	if (len < sizeof(h))
 		return;
 	memcpy(&h, buf, sizeof(h));
@@ -65,6 +80,9 @@ static void note_request(const char *buf, size_t len)
 		break;
 	case FUSE_OPEN:
 		kill_suidgid = request_arg(buf, len, &o, sizeof(o)) && (o.open_flags & FUSE_OPEN_KILL_SUIDGID);
+		break;
+	case FUSE_TMPFILE:
+		tmpfile_as_create(buf, &h);
 		break;
 	case FUSE_CREATE:
 		kill_suidgid = request_arg(buf, len, &c, sizeof(c)) && (c.open_flags & FUSE_OPEN_KILL_SUIDGID);

@@ -10,6 +10,10 @@
  * (fs_kill_suidgid). libfuse hides that flag, so the read hook notes it for
  * the thread that handles the request (libfuse reads and handles a request
  * on the same thread).
+ *
+ * It also passes O_TMPFILE on, which libfuse 3.14 answers ENOSYS: a TMPFILE
+ * request has CREATE's arguments and reply, so it reaches op_create as one,
+ * with kernel_io_tmpfile() true and the name "/".
  */
 #pragma once
 
@@ -21,3 +25,5 @@ struct fuse_session;
 int kernel_io_install(struct fuse_session *se);
 /* Whether the request this thread is handling asked to drop set-id bits. */
 bool kernel_io_kill_suidgid(void);
+/* Whether the CREATE this thread is handling is an O_TMPFILE open. */
+bool kernel_io_tmpfile(void);

@@ -95,6 +95,7 @@ int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, st
 	fs->timeout = timeout_for(opt->cache);
 	fs->as_caller = geteuid() == 0;
 	fs->proc_root_fd = -1;
+	pthread_mutex_init(&fs->rewritten_lock, NULL);
 	if (fs->as_caller) {
 		int r = caller_init();
 		if (r < 0)
@@ -231,5 +232,6 @@ void fs_free(struct fs *fs)
 	inode_table_free(fs->table);
 	if (fs->proc_root_fd >= 0)
 		close(fs->proc_root_fd);
+	pthread_mutex_destroy(&fs->rewritten_lock);
 	free(fs);
 }

@@ -14,7 +14,7 @@
 #include "common/cleanup.h"
 #include "fs/internal.h"
 #include "fs/judge.h"
-#include "fs/same-bytes.h"
+#include "fs/replace.h"
 
 /* ---- New entries ------------------------------------------------------------ */
 
@@ -207,22 +207,48 @@ static int rename_side_open(struct fs *fs, struct inode *parent, const char *nam
 	return inode_fd_acquire(fs->table, parent, &side->dir);
 }
 
-/* The judge allowed replacing a protected file only with the bytes it holds:
- * then the source name goes and the target stays untouched; otherwise the
- * rename is refused with the judge's verdict. */
-static int replace_if_identical(struct fs *fs, fuse_req_t req, const struct rename_side *from,
-                                const struct rename_side *to, unsigned flags, const struct policy_verdict *v)
+/* Refuses a replacement of a protected file, saying why the new bytes did
+ * not pass when the model said. */
+static int refuse_replacement(struct fs *fs, fuse_req_t req, const struct policy_verdict *v, const char *why,
+                              unsigned flags)
 {
-	if (flags == 0 && to->exists &&
-	    same_bytes(from->dir.fd, from->name, stat_policy_id(&from->st), to->dir.fd, to->name,
-	               stat_policy_id(&to->st)) == 1)
-		return unlinkat(from->dir.fd, from->name, 0) < 0 ? negative_errno() : 0;
-	return judge_refuse(fs, req, policy_op_name(POLICY_OP_RENAME), v, flags);
+	char reason[512];
+	struct policy_verdict told = *v;
+
+	if (why) {
+		snprintf(reason, sizeof(reason), "%s; the new bytes change %s", v->reason, why);
+		told.reason = reason;
+	}
+	return judge_refuse(fs, req, policy_op_name(POLICY_OP_RENAME), &told, flags);
 }
 
-/* Returns 0, or 1 when the target was kept (identical bytes). */
+/* The judge allowed replacing a protected file only with what fs/replace.h
+ * lets through: then the source name goes and the target keeps its identity.
+ * Returns the outcome, or -EACCES after auditing the refusal (any error
+ * examining the files refuses too: fail closed). */
+static int replace_or_refuse(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s,
+                             const struct rename_side *from, const struct rename_side *to, unsigned flags,
+                             const struct policy_verdict *v)
+{
+	struct policy_id target = stat_policy_id(&to->st);
+	bool rewritable = policy_lookup(s, target, NULL, NULL) & POLICY_REWRITABLE;
+	const char *why = NULL;
+	int r = REPLACE_REFUSED;
+
+	if (flags == 0 && to->exists)
+		r = replace_protected(fs->model, rewritable, from->dir.fd, from->name, stat_policy_id(&from->st),
+		                      to->dir.fd, to->name, target, &why);
+	if (r == REPLACE_REWRITTEN)
+		fs_note_rewritten(fs, target, to->st.st_mtim);
+	if (r == REPLACE_KEPT || r == REPLACE_REWRITTEN)
+		return unlinkat(from->dir.fd, from->name, 0) < 0 ? negative_errno() : r;
+	return refuse_replacement(fs, req, v, why, flags);
+}
+
+/* Returns 0, or the replace_outcome when a protected target kept its inode;
+ * then *kept is that inode with a lookup reference the caller forgets. */
 static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, struct inode *newparent,
-                     const char *newname, unsigned flags)
+                     const char *newname, unsigned flags, struct inode **kept)
 {
 	_cleanup_(rename_side_release) struct rename_side from = {0};
 	_cleanup_(rename_side_release) struct rename_side to = {0};
@@ -247,8 +273,9 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	r = judge_rename(fs, req, s, from.parent, name, stat_policy_id(&from.st), to.parent, newname,
 	                 to.exists ? &target : NULL, flags, &v);
 	if (r == POLICY_IF_IDENTICAL) {
-		r = replace_if_identical(fs, req, &from, &to, flags, &v);
-		r = r < 0 ? r : 1;
+		r = replace_or_refuse(fs, req, s, &from, &to, flags, &v);
+		if (r == REPLACE_REWRITTEN && inode_lookup(fs->table, newparent, newname, &to.st, kept) < 0)
+			*kept = NULL;
 	} else if (r >= 0 && renameat2(from.dir.fd, name, to.dir.fd, newname, flags) < 0) {
 		r = negative_errno();
 	}
@@ -264,13 +291,20 @@ static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_
 {
 	struct fs *fs = fs_of(req);
 
-	int r = do_rename(fs, req, fs_inode(fs, parent), name, fs_inode(fs, newparent), newname, flags);
+	struct inode *kept = NULL;
+	int r = do_rename(fs, req, fs_inode(fs, parent), name, fs_inode(fs, newparent), newname, flags, &kept);
 	fs_reply_err(req, r < 0 ? r : 0);
 	/* The kernel moved its dentry onto NEWNAME, but the entry there is
 	 * still the target: make it look again. Only after the reply, since the
 	 * rename holds the directory lock the invalidation waits for. */
-	if (r == 1)
+	if (r == REPLACE_KEPT || r == REPLACE_REWRITTEN)
 		fuse_lowlevel_notify_inval_entry(fs->se, newparent, newname, strlen(newname));
+	/* New bytes in the kept inode: drop the kernel's cached pages and
+	 * attributes of it, or readers would see the old configuration. */
+	if (kept) {
+		fuse_lowlevel_notify_inval_inode(fs->se, fs_ino(fs, kept), 0, 0);
+		inode_forget(fs->table, kept, 1);
+	}
 }
 
 /* ---- Listing ------------------------------------------------------------------ */

@@ -219,14 +219,34 @@ static bool same_time(struct timespec a, struct timespec b)
 	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
+void fs_note_rewritten(struct fs *fs, struct policy_id id, struct timespec mtime)
+{
+	pthread_mutex_lock(&fs->rewritten_lock);
+	fs->rewritten = id;
+	fs->rewritten_mtime = mtime;
+	pthread_mutex_unlock(&fs->rewritten_lock);
+}
+
+/* Whether MTIME is the one ID had before the daemon rewrote it. */
+static bool mtime_before_rewrite(struct fs *fs, struct policy_id id, struct timespec mtime)
+{
+	pthread_mutex_lock(&fs->rewritten_lock);
+	bool stale = fs->rewritten.dev == id.dev && fs->rewritten.ino == id.ino &&
+	             same_time(fs->rewritten_mtime, mtime);
+	pthread_mutex_unlock(&fs->rewritten_lock);
+	return stale;
+}
+
 /* Drops times set to what they are. With the writeback cache the kernel
  * flushes its cached times to files it believes changed (a rename target
- * kept by replace_if_identical), and a change that changes nothing must not
- * read as an attack on a protected file. */
-static int drop_unchanged_times(const struct stat *now, const struct stat *attr, int valid)
+ * kept by fs/replace.h), and a change that changes nothing, or puts back the
+ * time a file had before the daemon rewrote it, must not read as an attack
+ * on a protected file. */
+static int drop_unchanged_times(struct fs *fs, struct policy_id id, const struct stat *now, const struct stat *attr,
+                                int valid)
 {
 	if ((valid & FUSE_SET_ATTR_MTIME) && !(valid & FUSE_SET_ATTR_MTIME_NOW) &&
-	    same_time(attr->st_mtim, now->st_mtim))
+	    (same_time(attr->st_mtim, now->st_mtim) || mtime_before_rewrite(fs, id, attr->st_mtim)))
 		valid &= ~FUSE_SET_ATTR_MTIME;
 	if ((valid & FUSE_SET_ATTR_ATIME) && !(valid & FUSE_SET_ATTR_ATIME_NOW) &&
 	    same_time(attr->st_atim, now->st_atim))
@@ -243,7 +263,7 @@ static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const stru
 	int r = inode_fd_acquire(fs->table, i, &f);
 	if (r >= 0 && (valid & SETATTR_TIMES)) {
 		r = stat_fd(f.fd, fh, st);
-		valid = drop_unchanged_times(st, attr, valid);
+		valid = drop_unchanged_times(fs, fs_policy_id(i), st, attr, valid);
 	}
 	if (r >= 0)
 		r = judge_setattr(fs, req, fs_policy_id(i), valid);

@@ -1,5 +1,5 @@
-/* Open files: open, create, read, write, flush, release, fsync, fallocate,
- * copy_file_range, lseek.
+/* Open files: open, create (and O_TMPFILE, see fs/kernel-io.h), read, write,
+ * flush, release, fsync, fallocate, copy_file_range, lseek.
  *
  * Locks (flock and POSIX) are left to the kernel: without getlk/setlk/flock
  * operations it keeps them locally, with the exact semantics of a local file
@@ -217,12 +217,53 @@ static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	return 0;
 }
 
+/* The flags O_TMPFILE keeps: the access mode, O_EXCL (never to be linked)
+ * and the like; what else the kernel passes is not for openat. */
+static int tmpfile_flags(const struct fs *fs, int flags)
+{
+	return (backing_flags(fs, flags) & (O_ACCMODE | O_EXCL | O_APPEND | O_NOATIME | O_SYNC | O_DSYNC)) | O_TMPFILE;
+}
+
+/* An unnamed file in PARENT, made as the caller. Nothing is named, so there
+ * is nothing to judge yet: giving it a name is a link, which is judged. */
+static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_t mode, struct fuse_file_info *fi,
+                      struct fuse_entry_param *e)
+{
+	_cleanup_ifd_ struct ifd p = {0};
+	struct inode *i;
+	int fd;
+
+	int r = inode_fd_acquire(fs->table, parent, &p);
+	if (r < 0)
+		return r;
+	{
+		_cleanup_caller_ struct caller_saved c = {0};
+		r = fs_become_caller(fs, req, &c);
+		if (r < 0)
+			return r;
+		fd = openat(p.fd, ".", tmpfile_flags(fs, fi->flags) | O_CLOEXEC, mode);
+		if (fd < 0)
+			return negative_errno();
+	}
+	memset(e, 0, sizeof(*e));
+	r = inode_adopt(fs->table, fd, &e->attr, &i);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	e->ino = fs_ino(fs, i);
+	e->attr_timeout = e->entry_timeout = fs->timeout;
+	set_open_reply(fs, fi, fd);
+	return 0;
+}
+
 static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct fuse_entry_param e;
 
-	int r = do_create(fs, req, fs_inode(fs, parent), name, mode, fi, &e);
+	int r = kernel_io_tmpfile() ? do_tmpfile(fs, req, fs_inode(fs, parent), mode, fi, &e)
+	                            : do_create(fs, req, fs_inode(fs, parent), name, mode, fi, &e);
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_create(req, &e, fi) != 0) {
@@ -281,9 +322,15 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	int fd = (int)fi->fh;
 	int r = datasync ? fdatasync(fd) : fsync(fd);
 
+	/* The file system allocates blocks as the data lands; under the
+	 * writeback cache the kernel still holds the block count from before.
+	 * Make it ask again (attributes only: size and times stay its own). */
+	if (r == 0 && fs->writeback)
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
 	fs_reply_err(req, r < 0 ? negative_errno() : 0);
 }
 
@@ -330,18 +377,17 @@ static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, 
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* SEEK_DATA and SEEK_HOLE. Under the writeback cache the kernel asks without
- * flushing its dirty pages first, so the backing file could show a hole where
- * data waits: ENOSYS makes the kernel answer itself from then on (all data,
- * a hole at the end), which is never wrong, only less precise. */
+/* SEEK_DATA and SEEK_HOLE. Under the writeback cache the kernel asks
+ * without writing its dirty pages back first, so the backing file could show
+ * a hole where data waits: invalidating the file's cache makes the kernel
+ * write them back (other workers take those writes) before we look. */
 static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
-	if (fs_of(req)->writeback) {
-		fs_reply_err(req, -ENOSYS);
-		return;
-	}
-	off_t pos = lseek((int)fi->fh, off, whence);
+	struct fs *fs = fs_of(req);
 
+	if (fs->writeback)
+		fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+	off_t pos = lseek((int)fi->fh, off, whence);
 	if (pos < 0)
 		fs_reply_err(req, negative_errno());
 	else

@@ -19,14 +19,15 @@ static const struct git_file {
 	const char *name;
 	const char *reason;
 	bool refuse_present; /* git makes it only in a linked worktree's folder */
+	bool rewritable;     /* a Git configuration: harmless rewrites pass (fs/replace.h) */
 } git_files[] = {
-	{ "hooks", "hooks of the git directory .git: git runs them", false },
-	{ "config", "configuration of the git directory .git: it can name programs git runs", false },
+	{ "hooks", "hooks of the git directory .git: git runs them", false, false },
+	{ "config", "configuration of the git directory .git: it can name programs git runs", false, true },
 	{ "config.worktree", "worktree configuration of the git directory .git: it can name programs git runs",
-	  false },
+	  false, true },
 	{ "commondir",
 	  "commondir of the git directory .git: it would send git to another folder's hooks and configuration",
-	  true },
+	  true, false },
 };
 
 static int protect_git_file(struct model_build *mb, int gitfd, const struct git_file *f)
@@ -51,7 +52,10 @@ static int protect_git_file(struct model_build *mb, int gitfd, const struct git_
 				  "'%s' exists: git writes commondir only in a linked worktree's folder, and this one "
 				  "would send git elsewhere; remove it",
 				  path);
-	return model_protect_existing(mb, gitfd, f->name, &st, path, f->reason);
+	r = model_protect_existing(mb, gitfd, f->name, &st, path, f->reason);
+	if (r >= 0 && f->rewritable && S_ISREG(st.st_mode))
+		r = policy_builder_protect(mb->b, model_id(&st), POLICY_REWRITABLE, path, f->reason);
+	return r;
 }
 
 static int protect_git_directory(struct model_build *mb)

@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "common/log.h"
+#include "git/config-change.h"
 #include "git/model-internal.h"
 #include "git/model.h"
 
@@ -185,4 +186,11 @@ void git_model_changed(struct git_model *m, struct policy_id parent, const char 
 	if (r < 0)
 		log_debug("after a change of '%s' in %llu:%llu, keeping the last protection model: %s", name,
 			  (unsigned long long)parent.dev, (unsigned long long)parent.ino, errmsg ? errmsg : strerror(-r));
+}
+
+int git_model_may_rewrite(struct git_model *m, const char *old, size_t oldlen, const char *new, size_t newlen,
+			  const char **why)
+{
+	(void)m; /* every POLICY_REWRITABLE file of this model is a Git configuration */
+	return gitcfg_change_is_safe(old, oldlen, new, newlen, why);
 }

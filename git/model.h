@@ -27,6 +27,13 @@ void git_model_free(struct git_model *m);
 
 struct policy_holder *git_model_holder(struct git_model *m);
 
+/* A rename would replace a POLICY_REWRITABLE file (a Git configuration)
+ * holding OLD with NEW. Returns 1 when the change is harmless (it runs and
+ * redirects nothing), 0 when not (*why names the reason, valid until the next
+ * call in this thread), or -errno when it cannot be judged. */
+int git_model_may_rewrite(struct git_model *m, const char *old, size_t oldlen, const char *new, size_t newlen,
+			  const char **why);
+
 /* The entry NAME of PARENT was created, removed or replaced by an operation
  * that succeeded and that policy_watched() flagged. Rebuilds what it touches
  * and publishes before returning; on error keeps the last good snapshot. */

@@ -34,6 +34,10 @@ enum policy_flag {
 	POLICY_FROZEN = 1u << 1,
 	/* May not be renamed or removed, nor its mode or owner changed. */
 	POLICY_ANCHOR = 1u << 2,
+	/* A protected file a rename may still give new bytes, when the model
+	 * judges them harmless (git_model_may_rewrite); the bytes are written
+	 * into this object, so its identity and protection stay. */
+	POLICY_REWRITABLE = 1u << 3,
 };
 
 enum policy_missing_flag {

@@ -16,13 +16,13 @@ gen_unit() {
 #include <string.h>
 #include "common.h"
 
-static const unsigned table_$i[64] = { $(seq -s, "$i" "$((i + 63))") };
+static const unsigned table_${i}[64] = { $(seq -s, "$i" "$((i + 63))") };
 
 unsigned unit_$i(const char *s)
 {
 	unsigned h = $i;
 	for (size_t k = 0; s[k]; k++)
-		h = (h ^ (unsigned char)s[k]) * 16777619u + table_$i[k & 63];
+		h = (h ^ (unsigned char)s[k]) * 16777619u + table_${i}[k & 63];
 	return h;
 }
 

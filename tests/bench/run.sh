@@ -8,7 +8,9 @@
 #   QUICK=1           3 runs, a part of the Linux tree and smaller files
 #   RUNS=N            repetitions (default 5, QUICK 3)
 #   TARGETS="..."     a subset of: native oz0fs passthrough_ll bindfs fuse-overlayfs
-#   GROUPS="..."      a subset of: tree build meta seq rand
+#   BENCH_GROUPS="..." a subset of: tree build meta seq rand (not GROUPS:
+#                     bash ignores assignments to that name)
+#   BENCH_NOTE=text   a line for the report (why a run was cut short, ...)
 #   BENCH_TMP=dir     where the trees live; on the disk native is measured on
 #                     (default /var/tmp)
 #   RESULTS=dir       where the report goes (default: results/ here)
@@ -82,7 +84,7 @@ else
 	size_col=full
 fi
 targets=${TARGETS:-$all_targets}
-groups=${GROUPS:-$all_groups}
+groups=${BENCH_GROUPS:-$all_groups}
 needle='oz0fs-bench: a string no source file holds'
 linux_tarball=/usr/src/linux-source-6.1.tar.xz
 hooks=1000
@@ -241,7 +243,7 @@ fresh_backing() {
 # ---- Recording ------------------------------------------------------------
 # results.csv: run,target,workload,value,unit,status,error
 record() {
-	err=$(printf '%s' "$7" | tr '\n,"' '   ' | cut -c1-160)
+	err=$(printf '%s' "$7" | tr '\n,"' '   ' | cut -c1-300)
 	printf '%s,%s,%s,%s,%s,%s,"%s"\n' "$1" "$2" "$3" "$4" "$5" "$6" "$err" >>"$csv"
 }
 
@@ -338,8 +340,8 @@ prepare_tools() {
 		# shellcheck disable=SC2046 # pkg-config prints a list of flags
 		cc -O2 -w -o "$tools/passthrough_ll" "$tools/passthrough_ll.c" $(pkg-config fuse3 --cflags --libs)
 	fi
-	cache="$BENCH_TMP/oz0fs-bench-tree${tree_part:+-quick}.tar"
-	if ! [ -f "$cache" ] || [ "$linux_tarball" -nt "$cache" ]; then
+	cache=$tree_cache
+	if ! [ -f "$cache" ] || [ -n "$(find "$linux_tarball" -newer "$cache")" ]; then
 		say "preparing the Linux tree tarball"
 		x="$tools/x"
 		mkdir -p "$x"
@@ -385,26 +387,72 @@ versions() {
 	v() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo '?'; }
 	echo "- kernel: $(uname -sr)"
 	echo "- CPU: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores; $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
-	echo "- disk: $(df -T "$work" | awk 'NR == 2 { print $2 }') on a $(lsblk -ndo TYPE "$(df "$work" | awk 'NR == 2 { print $1 }')" 2>/dev/null || echo '?') device; open-file limit $(ulimit -n)"
+	fstype=$(df -T "$BENCH_TMP" | awk 'NR == 2 { print $2 }')
+	dev=$(df "$BENCH_TMP" | awk 'NR == 2 { print $1 }')
+	# shellcheck disable=SC3045 # dash and bash both have ulimit -n
+	echo "- disk: $fstype on a $(lsblk -ndo TYPE "$dev" 2>/dev/null || echo '?') device; open-file limit $(ulimit -n)"
 	echo "- oz0fs: ${oz0fs_version:-unavailable}${OZ0FS_OPTS:+ (-o $OZ0FS_OPTS)}"
 	echo "- libfuse $(v libfuse3-3) (passthrough_ll example), bindfs $(v bindfs), fuse-overlayfs $(v fuse-overlayfs)"
 	echo "- git $(v git), GNU tar $(v tar), grep $(v grep), fio $(v fio), gcc $(v gcc)"
 }
 
+# ---- Report ---------------------------------------------------------------
+# write_report CSV DURATION: NAME.{csv,md,png} from the runs in CSV.
+# `run.sh __report CSV` redraws a report from a kept CSV (e.g. of a run
+# stopped early: the runs it finished are all there).
+write_report() {
+	nruns=$(awk -F, 'NR > 1 { if ($1 > n) n = $1 } END { print n + 0 }' "$1")
+	entries=$(tar -tf "$tree_cache" 2>/dev/null | wc -l)
+	[ "$1" = "$report_base.csv" ] || cp "$1" "$report_base.csv"
+	{
+		echo "# oz0fs benchmark"
+		echo
+		echo "$(date -u +%Y-%m-%d), $nruns runs$([ "${QUICK:-0}" = 1 ] && echo ', QUICK sizes'), $2; reproduce with \`make bench\`$([ "${QUICK:-0}" = 1 ] && echo ' QUICK=1')."
+		echo
+		versions
+		echo
+		[ ! -s "$notes" ] || { sed 's/.*/**&**/' "$notes"; echo; }
+		[ -z "${BENCH_NOTE:-}" ] || { echo "$BENCH_NOTE"; echo; }
+		sh "$here/report.sh" "$1" "$report_base.dat" "$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')" "$all_targets"
+		echo
+		echo "Each cell: median (min–max) over the runs, and the ratio of the median to native ext4's."
+		echo "Times in seconds; RSS rows in bytes of the daemon's peak RSS (VmHWM) per inode in the tree."
+		echo "Sizes: ${tree_part:+$tree_part of }Debian's linux-source-6.1 tree ($entries entries, tarball decompressed beforehand),"
+		echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
+		echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
+		echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
+	} >"$report_base.md"
+	gperr=$(mktemp)
+	if gnuplot -e "datafile='$report_base.dat'; outfile='$report_base.png'" "$here/chart.gp" 2>"$gperr"; then
+		say "chart: $report_base.png"
+	else
+		say "gnuplot failed: $(tail -n 1 "$gperr")"
+	fi
+	rm -f "$report_base.dat" "$gperr"
+	say "report: $report_base.md"
+}
+
 # ---- Main -----------------------------------------------------------------
 [ "$(id -u)" = 0 ] || die "run as root: it installs packages, mounts and drops caches"
-install_deps
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
 RESULTS=${RESULTS:-$here/results}
 if [ "${QUICK:-0}" = 1 ]; then name=${NAME:-quick}; else name=${NAME:-latest}; fi
 report_base="$RESULTS/$name"
 mkdir -p "$RESULTS"
+tree_cache="$BENCH_TMP/oz0fs-bench-tree${tree_part:+-quick}.tar"
+oz0fs=${OZ0FS:-}
+[ -z "$oz0fs" ] || oz0fs=$(cd "$(dirname "$oz0fs")" && pwd)/$(basename "$oz0fs")
+[ ! -x "$oz0fs" ] || oz0fs_version=$("$oz0fs" --version 2>/dev/null | head -n 1) || true
+if [ "${1:-}" = __report ]; then
+	notes=/dev/null
+	write_report "$2" "${3:-duration not recorded}"
+	exit 0
+fi
+install_deps
 work=$(mktemp -d "$BENCH_TMP/oz0fs-bench.XXXXXX")
 tools="$work/tools"
 mkdir -p "$tools"
 csv="$work/results.csv"
-oz0fs=${OZ0FS:-}
-[ -z "$oz0fs" ] || oz0fs=$(cd "$(dirname "$oz0fs")" && pwd)/$(basename "$oz0fs")
 notes="$work/notes"
 : >"$notes"
 cleanup() {
@@ -428,8 +476,6 @@ for t in $targets; do
 		done
 	fi
 done
-[ -x "$oz0fs" ] && oz0fs_version=$("$oz0fs" --version 2>/dev/null | head -n 1) || true
-[ -n "${oz0fs_version:-}" ] || { [ -x "$oz0fs" ] && oz0fs_version="built from this tree"; } || true
 
 # Interleave: each group runs on every target in turn, the order rotated
 # every run, so that noise from other work on the machine (and the page
@@ -437,6 +483,7 @@ done
 started=$(now)
 r=1
 while [ $r -le "$runs" ]; do
+	# shellcheck disable=SC2086 # $live is a list of names
 	set -- $live
 	k=1
 	while [ $k -lt "$r" ] && [ $# -gt 1 ]; do
@@ -455,29 +502,4 @@ while [ $r -le "$runs" ]; do
 	r=$((r + 1))
 done
 elapsed=$(echo "$(now) - $started" | bc | cut -d. -f1)
-
-cp "$csv" "$report_base.csv"
-{
-	echo "# oz0fs benchmark"
-	echo
-	echo "$(date -u +%Y-%m-%d), $runs runs$([ "${QUICK:-0}" = 1 ] && echo ', QUICK sizes'), $((elapsed / 60)) min; reproduce with \`make bench\`$([ "${QUICK:-0}" = 1 ] && echo ' QUICK=1')."
-	echo
-	versions
-	echo
-	[ ! -s "$notes" ] || { sed 's/.*/**&**/' "$notes"; echo; }
-	sh "$here/report.sh" "$csv" "$report_base.dat" "$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')" "$targets"
-	echo
-	echo "Each cell: median (min–max) over the runs, and the ratio of the median to native ext4's."
-	echo "Times in seconds; RSS rows in bytes of the daemon's peak RSS (VmHWM) per inode in the tree."
-	echo "Sizes: $( [ -n "$tree_part" ] && echo "$tree_part of" ) Debian's linux-source-6.1 tree ($(tar -tf "$tools/tree.tar" | wc -l) entries, tarball decompressed beforehand),"
-	echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
-	echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
-	echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
-} >"$report_base.md"
-if gnuplot -e "datafile='$report_base.dat'; outfile='$report_base.png'" "$here/chart.gp" 2>"$work/gnuplot.err"; then
-	say "chart: $report_base.png"
-else
-	say "gnuplot failed: $(tail -n 1 "$work/gnuplot.err")"
-fi
-rm -f "$report_base.dat"
-say "report: $report_base.md"
+write_report "$csv" "$((elapsed / 60)) min"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -206,6 +207,25 @@ Test(inode, grows_and_shrinks)
 		inode_forget(table, all[k], 1);
 	cr_assert_eq(inode_table_count(table), 0);
 	cr_assert_eq(inode_table_fds(table), 1, "only the root's fd is left");
+}
+
+Test(inode, gives_cached_fds_back_when_out_of_fds)
+{
+	new_table(16, true);
+	make_files(16);
+	_cleanup_free_ struct inode **all = lookup_files(16);
+
+	/* No descriptor left: the next open must make room in the cache. */
+	int next = dup(0);
+	cr_assert_geq(next, 0);
+	close(next);
+	struct rlimit rl = {.rlim_cur = (rlim_t)next, .rlim_max = (rlim_t)next};
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	cr_assert_lt(dup(0), 0);
+
+	int fd = inode_open(table, all[0], O_RDONLY);
+	cr_assert_geq(fd, 0, "inode_open: %s", strerror(-fd));
+	close(fd);
 }
 
 Test(inode, pinned_mode_holds_one_fd_per_inode)

@@ -121,6 +121,8 @@ static const char *reason_of(const char *path)
 
 #define CFA (POLICY_CONTENT | POLICY_FROZEN | POLICY_ANCHOR)
 #define CA (POLICY_CONTENT | POLICY_ANCHOR)
+/* A Git configuration: harmless rewrites may still reach it (fs/replace.h). */
+#define CAR (CA | POLICY_REWRITABLE)
 
 /* policy_check_add's answer and, for a denial, its rule. */
 static const char *add_verdict(enum policy_op op, const char *parent, const char *name)
@@ -171,7 +173,7 @@ Test(model, git_directory)
 	cr_assert_eq(flags_of(".git/hooks/pre-commit"), CA);
 	cr_assert_eq(flags_of(".git/hooks/lib"), CFA);
 	cr_assert_eq(flags_of(".git/hooks/lib/helper"), CA);
-	cr_assert_eq(flags_of(".git/config"), CA);
+	cr_assert_eq(flags_of(".git/config"), CAR);
 	cr_assert_eq(flags_of(".git/HEAD"), 0);
 	cr_assert_eq(flags_of(".git/info"), 0);
 	cr_assert_str_eq(reason_of(".git/hooks/lib/helper"), "hooks of the git directory .git: git runs them");
@@ -219,7 +221,7 @@ Test(model, config_worktree_present)
 	git_init();
 	sh("git config extensions.worktreeConfig true && git config --worktree core.bare false");
 	build(NULL);
-	cr_assert_eq(flags_of(".git/config.worktree"), CA);
+	cr_assert_eq(flags_of(".git/config.worktree"), CAR);
 	cr_assert_str_eq(object_verdict(POLICY_OP_TRUNCATE, ".git/config.worktree"), POLICY_RULE_PROTECTED);
 }
 
