@@ -27,6 +27,9 @@
 static _Thread_local char fuse_last_message[256];
 
 static void fuse_log_to_ours(enum fuse_log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void fuse_log_to_ours(enum fuse_log_level level, const char *fmt, va_list ap)
 {
 	vsnprintf(fuse_last_message, sizeof(fuse_last_message), fmt, ap);
 	fuse_last_message[strcspn(fuse_last_message, "\n")] = '\0';

@@ -80,7 +80,7 @@ int command_check_main(int argc, char **argv)
 		else
 			return usage();
 	}
-	if (i >= argc)
+	if (i + 1 >= argc) /* no '--', or nothing after it */
 		return usage();
 	i++;
 	k = command_rules_check(&rules, (const char *const *)argv + i, (size_t)(argc - i), &v);

@@ -24,6 +24,7 @@
 #include "git/model.h"
 #include "policy/audit.h"
 #include "policy/conf.h"
+#include "tools/check-command.h"
 
 #define EXIT_USAGE 2
 
@@ -337,6 +338,9 @@ int main(int argc, char **argv)
 	struct fs *fs;
 
 	log_init("oz0fs");
+	/* A mode of its own, with options of its own: judge one command. */
+	if (argc > 1 && strcmp(argv[1], "--check-command") == 0)
+		return command_check_main(argc - 2, argv + 2);
 	if (geteuid() == 0)
 		a.fs.allow_other = a.fs.default_permissions = true; /* the mount is for other users */
 	parse_args(argc, argv, &a);
