@@ -21,6 +21,7 @@
 struct audit {
 	enum audit_sink sink;
 	int fd;                /* AUDIT_FILE's descriptor (immutable), else -1 */
+	bool also_syslog;      /* set before the first line, then immutable */
 	pthread_mutex_t lock;  /* serialises writes, so lines never interleave */
 };
 
@@ -196,6 +197,11 @@ void audit_close(struct audit *a)
 	free(a);
 }
 
+void audit_also_syslog(struct audit *a)
+{
+	a->also_syslog = true;
+}
+
 /* One write(2) for the whole line: with O_APPEND the kernel places it whole
  * at the end, so other writers (another mount, logrotate's copy) never split
  * it. A short write counts as a failure. */
@@ -231,7 +237,7 @@ static void emit(struct audit *a, const char *line, size_t len)
 		pthread_mutex_unlock(&a->lock);
 	/* A refusal is never silent: what the file or stderr did not take goes
 	 * to syslog. */
-	if (!written)
+	if (!written || (a && a->also_syslog))
 		send_syslog(line, len);
 }
 

@@ -24,6 +24,8 @@ struct audit;
  * 0 or -errno. */
 int audit_open(enum audit_sink sink, const char *file, struct audit **out);
 void audit_close(struct audit *a);
+/* Also sends every line to syslog ([audit] syslog = yes), whatever the sink. */
+void audit_also_syslog(struct audit *a);
 
 /* Writes one refusal. OP_NAME is policy_op_name() or a name of the caller's;
  * FLAGS are the operation's flags (open flags, rename flags, setattr mask). */

@@ -316,6 +316,8 @@ static struct audit *open_audit(const struct args *a, const struct policy_config
 	int r = audit_open(sink, file, &audit);
 	if (r < 0)
 		die(1, "cannot open the audit log '%s': %s", file ? file : "syslog", strerror(-r));
+	if (cfg->audit_syslog)
+		audit_also_syslog(audit);
 	return audit;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,6 +251,36 @@ Test(audit, stderr_sink_writes_the_line)
 	cr_assert(strncmp(text, "{\"time\":\"", 9) == 0, "%s", text);
 	cr_assert_not_null(strstr(text, "\"path\":\".envrc\",\"name\":null,\"flags\":\"0x241\""), "%s", text);
 	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1);
+	remove_temp(dir, file);
+}
+
+/* syslog() copies each record to stderr under LOG_PERROR, which lets the
+ * test see what reached syslog. */
+Test(audit, also_syslog_copies_file_lines)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = NULL, *logged = NULL, *errors = NULL, *text = NULL;
+	struct policy_verdict v = { .rule = "protected", .reason = "r", .path = ".git/config" };
+	struct audit *a = NULL;
+	int fd;
+
+	file = temp_path(dir, "audit.log");
+	cr_assert_neq(asprintf(&errors, "%s/stderr", dir), -1);
+	fd = open(errors, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	close(fd);
+	openlog("test-audit", LOG_PERROR, LOG_USER);
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
+	audit_also_syslog(a);
+	audit_refusal(a, "write", &v, 0x1, 5, 6);
+	audit_close(a);
+	closelog();
+	logged = read_all(file);
+	text = read_all(errors);
+	cr_assert_not_null(strstr(logged, "\"path\":\".git/config\""), "%s", logged);
+	cr_assert_not_null(strstr(text, "\"path\":\".git/config\""), "syslog got: %s", text);
+	unlink(errors);
 	remove_temp(dir, file);
 }
 
