@@ -408,7 +408,8 @@ static int kv_list_index(struct kv_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].rule)
 			l->allowed[l->n_allowed++] = &l->items[i];
-	qsort(l->allowed, l->n_allowed, sizeof(*l->allowed), kv_compare_ptrs);
+	if (l->n_allowed > 0)
+		qsort(l->allowed, l->n_allowed, sizeof(*l->allowed), kv_compare_ptrs);
 	return 0;
 }
 

@@ -482,7 +482,8 @@ static void path_assign(struct finder *f, const struct shell_word *w, size_t ski
 		f->error = -ENOMEM;
 		return;
 	}
-	memcpy(ps->last, v.entries, v.n * sizeof(*ps->last));
+	if (v.n > 0) /* v.entries is NULL for an empty PATH */
+		memcpy(ps->last, v.entries, v.n * sizeof(*ps->last));
 	ps->n_last = v.n;
 	for (size_t i = 0; i < v.n; i++)
 		path_add_entry(f, v.entries[i], pos);

@@ -136,7 +136,8 @@ static char *strv_join(char **v, size_t n)
 	size_t len = 0;
 	FILE *m = open_memstream(&s, &len);
 
-	qsort(v, n, sizeof(*v), strv_cmp);
+	if (n > 0) /* qsort of a NULL array is undefined even when empty */
+		qsort(v, n, sizeof(*v), strv_cmp);
 	for (size_t i = 0; i < n; i++)
 		fprintf(m, "  %s\n", v[i]);
 	fclose(m);
