@@ -11,11 +11,40 @@
 #define MODEL_MAX_DEPTH 8
 #define MODEL_MAX_TREE_ENTRIES 10000
 
+/* Git directories by identity. */
+struct model_gitdirs {
+	struct policy_id *ids;
+	size_t n;
+};
+
+/* Submodule checkouts a build visited, tree-relative, with their depth. */
+struct model_checkouts {
+	struct model_checkout {
+		char *path;
+		unsigned depth;
+	} *v;
+	size_t n;
+};
+
+void model_checkouts_done(struct model_checkouts *c);
+
 /* One build of a snapshot. */
 struct model_build {
 	struct policy_builder *b;
 	int rootfd;    /* the tree, never closed here */
+	const char *tree; /* its absolute path, to tell where an absolute pointer leads */
 	char *errmsg;  /* the first refusal, one line */
+	struct model_gitdirs seen;  /* the git directories this build protected */
+	/* NULL for the build at start; afterwards the git directories found
+	 * then, the only ones protected: one made during the mount (git init,
+	 * submodule add, worktree add) is the agent's own, left to the settler,
+	 * and protecting it would break the command that is making it. */
+	const struct model_gitdirs *known;
+	/* The same for the state folders of unfinished rebases. */
+	struct model_gitdirs states;
+	const struct model_gitdirs *known_states;
+	size_t served; /* work trees read, bounded by DISCOVER_MAX_GIT_DIRS */
+	struct model_checkouts checkouts; /* visited in this build */
 };
 
 /* Records the first refusal (a one-line message) and returns ERROR. */
@@ -31,6 +60,11 @@ struct policy_id model_id(const struct stat *st);
  * (bounded). A link or a special file refuses. */
 int model_protect_existing(struct model_build *mb, int at, const char *name, const struct stat *st,
 			   const char *path, const char *reason);
+
+/* The same, down to MAX_DEPTH folders and MAX_ENTRIES entries (a part of
+ * .git/modules read as a whole: deeper and larger than a hooks folder). */
+int model_protect_deep(struct model_build *mb, int at, const char *name, const struct stat *st, const char *path,
+		       const char *reason, unsigned max_depth, size_t max_entries);
 
 /* Looks NAME up in AT without following a link. Returns 0, -ENOENT, or a
  * refusal (a folder the daemon may not search) naming PARENT_PATH. */
@@ -48,6 +82,92 @@ int model_refuse_type(struct model_build *mb, const struct stat *st, const char 
  * appear (see git/model.h). */
 int model_protect_path(struct model_build *mb, const char *path, const char *reason);
 
-/* The tree root's .git: a directory's hooks, config, config.worktree and
- * commondir, or a .git file. */
+/* Opens the folder PATH (tree-relative, normalised; "" for the root), every
+ * folder on the way and itself an anchor for REASON. Returns an O_PATH fd
+ * with its identity in *st, -ENOENT when a part is missing, or a refusal (a
+ * link or something else than a folder on the way). */
+int model_open_anchored(struct model_build *mb, const char *path, const char *reason, struct stat *st);
+
+enum model_gitdir_kind {
+	/* A repository's own git directory: hooks, config, config.worktree,
+	 * and commondir (refused when present, but for a "." stand-in). */
+	MODEL_GITDIR_REPO,
+	/* A linked worktree's administrative folder: commondir, gitdir and
+	 * config.worktree (hooks and config are the common directory's). */
+	MODEL_GITDIR_LINKED,
+};
+
+#define MODEL_GITDIR_NEW 1  /* protected now */
+#define MODEL_GITDIR_SEEN 2 /* protected already in this build */
+
+/* Protects the git directory PATH (tree-relative), opened as FD with identity
+ * ST, that WHAT describes ("git directory .git/modules/lib, a submodule's").
+ * Returns MODEL_GITDIR_NEW or _SEEN, 0 when it was made during the mount (the
+ * agent's own, left alone), or a refusal (past DISCOVER_MAX_GIT_DIRS, a link
+ * or FIFO in place of one of its files). */
+int model_protect_gitdir(struct model_build *mb, int fd, const struct stat *st, const char *path,
+			 enum model_gitdir_kind kind, const char *what);
+
+/* The tree root's .git and every git directory reached from it. */
 int model_protect_git(struct model_build *mb);
+
+/* A repository's git directory GITFD at PATH: its linked worktrees'
+ * administrative folders, and the .git files they name in the tree. */
+int model_protect_worktrees(struct model_build *mb, int gitfd, const char *path);
+
+/* The git directories of a repository's submodules, below GITFD/modules, one
+ * at a time within bounds, else the part read-only as a whole. */
+int model_protect_modules(struct model_build *mb, int gitfd, const char *path);
+
+/* A work tree in the tree and the git directory that serves it. */
+struct model_served {
+	char *gitdir;         /* tree-relative */
+	char *commondir;      /* tree-relative, or NULL when gitdir is its own */
+	const char *worktree; /* tree-relative, "" for the root; not owned */
+};
+
+void model_served_done(struct model_served *s);
+
+/* A .git file NAME in the folder AT (tree-relative BASE), already protected
+ * itself: the git directory it names, when in the tree, is protected as .git's
+ * own, and so is the common directory a linked worktree's folder names. When
+ * that git directory is in the tree and was there at start, *SERVED (if not
+ * NULL) names it and its common directory. */
+int model_follow_gitfile(struct model_build *mb, int at, const char *base, const char *name,
+			 struct model_served *served);
+
+/* A rebase's state folder ID: 1 when it is to be protected, 0 when it was
+ * made during the mount (the agent's own rebase). */
+int model_note_state(struct model_build *mb, struct policy_id id);
+
+/* Holds every program the shell line LINE, which SOURCE names, can run from
+ * the work tree S. */
+int model_hold_command(struct model_build *mb, const struct model_served *s, const char *source, const char *line);
+
+/* An unfinished rebase, am or sequence of picks in S's git directory. */
+int model_protect_rebase(struct model_build *mb, const struct model_served *s);
+
+struct gitcfg_config;
+
+/* What the configuration CFG, read for the work tree S, names in the tree:
+ * included files, hook and template folders, attributes, and the programs
+ * of every key that runs one. */
+int model_protect_configured(struct model_build *mb, const struct model_served *s, const struct gitcfg_config *cfg);
+
+/* The folder CHECKOUT (a submodule's, DEPTH levels down, or a nested
+ * repository's) if it holds a .git: a .git folder's four files, with its
+ * modules and worktrees read-only as a whole, or a .git file and the git
+ * directory it names; then what git reads there. Once per build. */
+int model_protect_checkout(struct model_build *mb, const char *checkout, unsigned depth);
+
+/* Every nested repository of the tree, found by one bounded walk. */
+int model_protect_nested(struct model_build *mb);
+
+/* The submodule checkouts KNOWN from the first build that this one has not
+ * visited: an index is no protected file, so an agent may drop a gitlink
+ * from it, and what was held at start must stay held. */
+int model_protect_known_checkouts(struct model_build *mb, const struct model_checkouts *known);
+
+/* What git reads in the work tree S names, below DEPTH levels of
+ * submodules: the submodules every index records, each checkout's .git. */
+int model_protect_served(struct model_build *mb, const struct model_served *s, unsigned depth);

@@ -110,3 +110,47 @@ int model_protect_path(struct model_build *mb, const char *path, const char *rea
 	}
 	return r;
 }
+
+int model_open_anchored(struct model_build *mb, const char *path, const char *reason, struct stat *st)
+{
+	_cleanup_close_ int cur = -1;
+	char so_far[PATH_MAX] = "";
+	const char *p = path;
+	int r = anchor_root(mb, reason);
+
+	if (r < 0)
+		return r;
+	if (fstat(mb->rootfd, st) < 0)
+		return negative_errno();
+	cur = openat(mb->rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return negative_errno();
+	while (*p) {
+		size_t n = strcspn(p, "/"), len = strlen(so_far);
+		char name[NAME_MAX + 1];
+
+		/* discover_resolve() made PATH: no empty, '.' or '..' parts. */
+		if (n > NAME_MAX || len + 1 + n >= sizeof(so_far))
+			return model_fail(mb, -ENAMETOOLONG, "'%s' is too long", path);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		r = model_stat(mb, cur, name, so_far, st);
+		snprintf(so_far + len, sizeof(so_far) - len, "%s%s", len ? "/" : "", name);
+		if (r < 0)
+			return r;
+		if (!S_ISDIR(st->st_mode))
+			return model_fail(mb, S_ISLNK(st->st_mode) ? -ELOOP : -ENOTDIR,
+					  "'%s' is %s on the way to '%s': oz0fs reads no git directory through it; "
+					  "remove it",
+					  so_far, S_ISLNK(st->st_mode) ? "a symbolic link" : "not a folder", path);
+		r = step_on_the_way(mb, cur, name, st, so_far, reason);
+		if (r < 0)
+			return r;
+		closep(&cur);
+		cur = r;
+		if (fstat(cur, st) < 0)
+			return negative_errno();
+		p += n + (p[n] == '/');
+	}
+	return TAKE_FD(cur);
+}

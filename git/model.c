@@ -3,10 +3,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/log.h"
@@ -34,6 +37,10 @@ struct model_target {
 
 struct git_model {
 	int rootfd;                    /* the caller's, immutable */
+	char *tree;                    /* its absolute path, immutable */
+	struct model_gitdirs known;    /* the git directories found at start, immutable */
+	struct model_gitdirs known_states; /* unfinished rebases' state folders then, immutable */
+	struct model_checkouts known_checkouts; /* submodule checkouts then, immutable */
 	struct model_target *targets;  /* immutable after git_model_new */
 	size_t n_targets;
 	struct policy_holder *holder;  /* thread-safe itself */
@@ -90,15 +97,29 @@ static int build_all(const struct git_model *m, struct model_build *mb)
 {
 	int r = model_protect_git(mb);
 
+	/* The tree is walked once, at start; later builds revisit what it found. */
+	if (r >= 0 && mb->known)
+		r = model_protect_known_checkouts(mb, &m->known_checkouts);
+	else if (r >= 0)
+		r = model_protect_nested(mb);
+
 	for (size_t i = 0; r >= 0 && i < m->n_targets; i++)
 		r = model_protect_path(mb, m->targets[i].path, m->targets[i].reason);
 	return r;
 }
 
-/* A whole snapshot from the tree as it is now, or -errno and a reason. */
-static int model_build(const struct git_model *m, struct policy_snapshot **out, char **errmsg)
+/* A whole snapshot from the tree as it is now, or -errno and a reason. The
+ * FIRST build records the git directories and rebase states it found; later
+ * ones protect only those. */
+static int model_build(struct git_model *m, struct policy_snapshot **out, char **errmsg, bool first)
 {
-	struct model_build mb = { .b = policy_builder_new(), .rootfd = m->rootfd };
+	struct model_build mb = {
+		.b = policy_builder_new(),
+		.rootfd = m->rootfd,
+		.tree = m->tree,
+		.known = first ? NULL : &m->known,
+		.known_states = first ? NULL : &m->known_states,
+	};
 	int r;
 
 	if (!mb.b)
@@ -114,7 +135,38 @@ static int model_build(const struct git_model *m, struct policy_snapshot **out, 
 	if (r < 0 && !mb.errmsg && asprintf(&mb.errmsg, "cannot build the protection model: %s", strerror(-r)) < 0)
 		mb.errmsg = NULL;
 	*errmsg = TAKE_PTR(mb.errmsg);
+	if (r >= 0 && first) {
+		m->known = mb.seen;
+		m->known_states = mb.states;
+		m->known_checkouts = mb.checkouts;
+	} else {
+		free(mb.seen.ids);
+		free(mb.states.ids);
+		model_checkouts_done(&mb.checkouts);
+	}
 	return r;
+}
+
+/* Where the tree is, for the absolute paths git writes in .git files and
+ * gitdir files (git init --separate-git-dir, git worktree add). */
+static int tree_path(int rootfd, char **out, char **errmsg)
+{
+	_cleanup_free_ char *link = NULL;
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if (asprintf(&link, "/proc/self/fd/%d", rootfd) < 0)
+		return -ENOMEM;
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/') {
+		int r = n < 0 ? negative_errno() : -ENOENT;
+
+		if (asprintf(errmsg, "cannot tell where the tree is (%s): %s", link, strerror(-r)) < 0)
+			*errmsg = NULL;
+		return r;
+	}
+	*out = strndup(buf, (size_t)n);
+	return *out ? 0 : -ENOMEM;
 }
 
 int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model **out, char **errmsg)
@@ -134,7 +186,9 @@ int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model 
 	}
 	r = collect_targets(m, cfg);
 	if (r >= 0)
-		r = model_build(m, &s, errmsg);
+		r = tree_path(rootfd, &m->tree, errmsg);
+	if (r >= 0)
+		r = model_build(m, &s, errmsg, true);
 	if (r >= 0) {
 		m->holder = policy_holder_new(s);
 		if (!m->holder) {
@@ -161,6 +215,10 @@ void git_model_free(struct git_model *m)
 		free(m->targets[i].reason);
 	}
 	free(m->targets);
+	free(m->tree);
+	free(m->known.ids);
+	free(m->known_states.ids);
+	model_checkouts_done(&m->known_checkouts);
 	pthread_mutex_destroy(&m->rebuild_lock);
 	free(m);
 }
@@ -179,7 +237,7 @@ void git_model_changed(struct git_model *m, struct policy_id parent, const char 
 	int r;
 
 	pthread_mutex_lock(&m->rebuild_lock);
-	r = model_build(m, &s, &errmsg);
+	r = model_build(m, &s, &errmsg, false);
 	if (r >= 0)
 		policy_holder_publish(m->holder, s);
 	pthread_mutex_unlock(&m->rebuild_lock);

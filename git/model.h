@@ -1,16 +1,28 @@
 /* The model of the tree's Git metadata that names what to protect and why.
  *
- * This first version is static: at start it protects, for the tree root's
- * .git directory, hooks (frozen, with everything in it), config,
- * config.worktree and commondir (missing names when absent); for a .git file,
- * the file itself; at the root, .claude, .codex, .cursor, .vscode/tasks.json
- * and .envrc (minus [unprotect], plus [protect]); and every directory on the
- * way as an anchor. It reads the tree only through the tree's fd, never
- * following a link; a protected path it cannot look at refuses.
+ * At start it finds every git directory in the tree (git/discover.h): the
+ * root's .git (a folder, or a file and the git directory it names in the
+ * tree, with the common directory of a linked worktree's folder), linked
+ * worktrees' folders, submodules' git directories below .git/modules
+ * (nested; past 32 or 8 levels the part is read-only as a whole), the
+ * submodules every index records (a checkout's own .git folder, or its .git
+ * file and what it names), and nested repositories (one bounded walk of the
+ * tree); at most 256. It protects each git directory's hooks (frozen, with
+ * everything in it), config, config.worktree and commondir (missing names
+ * when absent; a linked worktree's folder: commondir, gitdir and
+ * config.worktree), what each work tree's configuration names in the tree
+ * (includes, core.hooksPath, init.templateDir, attributes, the programs of
+ * every key that runs one), an unfinished rebase's state and its exec steps'
+ * programs; at the root, .claude, .codex, .cursor, .vscode/tasks.json and
+ * .envrc (minus [unprotect], plus [protect]); and every directory on the way
+ * as an anchor. It reads the tree only through the tree's fd, never
+ * following a link; what it cannot read whole refuses.
  *
  * The fs tells it of changes to watched entries (git_model_changed), and it
  * publishes a new snapshot before the operation's reply, so the next decision
- * sees it.
+ * sees it. A rebuild protects what was there at start (git directories,
+ * rebases, submodule checkouts): one made during the mount is the agent's,
+ * left to the settler.
  */
 #pragma once
 

@@ -94,6 +94,8 @@ struct tree_walk {
 	struct model_build *mb;
 	const char *reason;
 	const char *top;  /* the protected folder's path, for messages */
+	unsigned max_depth;
+	size_t max_entries;
 	size_t entries;
 };
 
@@ -105,9 +107,9 @@ static int protect_entry(struct tree_walk *w, DIR *dir, const char *dirpath, con
 	struct stat st;
 	int r;
 
-	if (++w->entries > MODEL_MAX_TREE_ENTRIES)
-		return model_fail(w->mb, -E2BIG, "'%s' holds more than %d entries, more than oz0fs reads: remove some",
-				  w->top, MODEL_MAX_TREE_ENTRIES);
+	if (++w->entries > w->max_entries)
+		return model_fail(w->mb, -E2BIG, "'%s' holds more than %zu entries, more than oz0fs reads: remove some",
+				  w->top, w->max_entries);
 	path = model_path_join(dirpath, name);
 	if (!path)
 		return -ENOMEM;
@@ -117,9 +119,9 @@ static int protect_entry(struct tree_walk *w, DIR *dir, const char *dirpath, con
 	if (r < 0)
 		return r;
 	if (S_ISDIR(st.st_mode)) {
-		if (depth + 1 > MODEL_MAX_DEPTH)
-			return model_fail(w->mb, -E2BIG, "'%s' lies more than %d folders below '%s': remove it",
-					  path, MODEL_MAX_DEPTH, w->top);
+		if (depth + 1 > w->max_depth)
+			return model_fail(w->mb, -E2BIG, "'%s' lies more than %u folders below '%s': remove it",
+					  path, w->max_depth, w->top);
 		return protect_tree(w, dirfd(dir), name, path, depth + 1);
 	}
 	if (S_ISREG(st.st_mode))
@@ -174,7 +176,15 @@ static int protect_tree(struct tree_walk *w, int parentfd, const char *name, con
 int model_protect_existing(struct model_build *mb, int at, const char *name, const struct stat *st,
 			   const char *path, const char *reason)
 {
-	struct tree_walk w = { .mb = mb, .reason = reason, .top = path };
+	return model_protect_deep(mb, at, name, st, path, reason, MODEL_MAX_DEPTH, MODEL_MAX_TREE_ENTRIES);
+}
+
+int model_protect_deep(struct model_build *mb, int at, const char *name, const struct stat *st, const char *path,
+		       const char *reason, unsigned max_depth, size_t max_entries)
+{
+	struct tree_walk w = {
+		.mb = mb, .reason = reason, .top = path, .max_depth = max_depth, .max_entries = max_entries,
+	};
 
 	if (S_ISREG(st->st_mode))
 		return policy_builder_protect(mb->b, model_id(st), POLICY_CONTENT | POLICY_ANCHOR, path, reason);

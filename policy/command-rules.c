@@ -104,6 +104,8 @@ static int check_argv(struct checker *c, const char *const *argv, size_t argc)
 	if (shell_wrapper_parse(argv[0], argv, argc, &w)) {
 		if (w.shell_c)
 			return check_script(c, w.shell_c);
+		if (w.shell_c_dynamic)
+			return refuse(c, "nested-not-static", "the -c line is not a static string", argv, argc);
 		if (w.split || (w.command < argc && !w.runs_nothing))
 			return w.split ? refuse(c, "nested-not-static", "env -S is not checked", argv, argc)
 				       : check_argv(c, argv + w.command, argc - w.command);

@@ -16,7 +16,8 @@
 
 /* A config larger than this is not a config; reading stops there. */
 #define CONFIG_MAX_BYTES (1024 * 1024)
-/* [protect] and [unprotect] together; each path costs a lookup per rebuild. */
+/* Every list together: a protected path costs a lookup per rebuild, a
+ * command name one comparison per command node checked. */
 #define CONFIG_MAX_PATHS 4096
 
 const char *const policy_default_tool_paths[] = {
@@ -201,8 +202,9 @@ static int list_add(struct config_parser *p, char ***list, size_t *n, char *path
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], owned) == 0)
 			return 0;
-	if (p->cfg->n_protect + p->cfg->n_unprotect >= CONFIG_MAX_PATHS) {
-		parser_fail(p, -E2BIG, "more than %d paths", CONFIG_MAX_PATHS);
+	if (p->cfg->n_protect + p->cfg->n_unprotect + p->cfg->n_command_deny + p->cfg->n_command_allow >=
+	    CONFIG_MAX_PATHS) {
+		parser_fail(p, -E2BIG, "more than %d paths and command names", CONFIG_MAX_PATHS);
 		return p->error;
 	}
 	grown = reallocarray(*list, *n + 1, sizeof(**list));
@@ -280,6 +282,73 @@ static int parse_audit_syslog(struct config_parser *p, const char *value)
 	return p->error;
 }
 
+/* The command rules match a command's name as written, and accept only bare
+ * names (seed 002: "/usr/bin/curl is rejected"), so a name with a folder or a
+ * blank in it could never match and is a mistake in the file. */
+static char *command_name(struct config_parser *p, const char *value)
+{
+	char *name;
+
+	if (value[0] == '\0') {
+		parser_fail(p, -EINVAL, "empty command name");
+		return NULL;
+	}
+	if (strlen(value) > NAME_MAX) {
+		parser_fail(p, -ENAMETOOLONG, "command name longer than %d bytes", NAME_MAX);
+		return NULL;
+	}
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+		if (*c == '/' || *c <= ' ' || *c == 0x7f) {
+			parser_fail(p, -EINVAL, "'%s' is not a bare command name", value);
+			return NULL;
+		}
+	name = strdup(value);
+	if (!name)
+		parser_fail(p, -ENOMEM, "out of memory");
+	return name;
+}
+
+static int parse_command_deny(struct config_parser *p, const char *value)
+{
+	char *name = command_name(p, value);
+
+	if (!name)
+		return p->error;
+	return list_add(p, &p->cfg->command_deny, &p->cfg->n_command_deny, name);
+}
+
+static int parse_command_allow(struct config_parser *p, const char *value)
+{
+	char *name = command_name(p, value);
+
+	if (!name)
+		return p->error;
+	return list_add(p, &p->cfg->command_allow, &p->cfg->n_command_allow, name);
+}
+
+/* "refuse" or "allow", spelled out: a switch that lets rm or sudo through
+ * should not be set by a "1" typed for something else. */
+static int parse_refuse_allow(struct config_parser *p, const char *key, const char *value, bool *allow)
+{
+	if (strcmp(value, "refuse") == 0)
+		*allow = false;
+	else if (strcmp(value, "allow") == 0)
+		*allow = true;
+	else
+		parser_fail(p, -EINVAL, "%s = '%s': expected refuse or allow", key, value);
+	return p->error;
+}
+
+static int parse_command_rm(struct config_parser *p, const char *value)
+{
+	return parse_refuse_allow(p, "rm", value, &p->cfg->command_allow_rm);
+}
+
+static int parse_command_sudo(struct config_parser *p, const char *value)
+{
+	return parse_refuse_allow(p, "sudo", value, &p->cfg->command_allow_sudo);
+}
+
 static const struct config_key {
 	const char *section;
 	const char *key;
@@ -289,6 +358,10 @@ static const struct config_key {
 	{ "unprotect", "path", parse_unprotect_path },
 	{ "audit", "file", parse_audit_file },
 	{ "audit", "syslog", parse_audit_syslog },
+	{ "commands", "deny", parse_command_deny },
+	{ "commands", "allow", parse_command_allow },
+	{ "commands", "rm", parse_command_rm },
+	{ "commands", "sudo", parse_command_sudo },
 };
 
 static bool section_known(const char *section)
@@ -431,6 +504,8 @@ void policy_config_free(struct policy_config *c)
 		return;
 	free_list(c->protect, c->n_protect);
 	free_list(c->unprotect, c->n_unprotect);
+	free_list(c->command_deny, c->n_command_deny);
+	free_list(c->command_allow, c->n_command_allow);
 	free(c->audit_file);
 	free(c->file);
 	free(c);

@@ -8,6 +8,11 @@
  *   [audit]
  *   file = /var/log/oz0fs/audit.log
  *   syslog = yes|no
+ *   [commands]           ; the command rules (seed 002), see policy/command-rules.h
+ *   deny = NAME          ; repeated: refused everywhere, inside sh -c too
+ *   allow = NAME         ; repeated: when any, the only names allowed besides the builtins
+ *   rm = refuse|allow    ; refuse unless set
+ *   sudo = refuse|allow
  *
  * A bad file refuses with "FILE:LINE: reason" in *errmsg.
  */
@@ -25,6 +30,11 @@ struct policy_config {
 	size_t n_unprotect;
 	char *audit_file;    /* NULL when unset */
 	bool audit_syslog;   /* also send refusals to syslog */
+	char **command_deny; /* bare command names: no '/', blank or control byte */
+	size_t n_command_deny;
+	char **command_allow;
+	size_t n_command_allow;
+	bool command_allow_rm, command_allow_sudo;
 	char *file;          /* the file read, for reasons like "named in [protect] of FILE"; NULL for the defaults */
 };
 

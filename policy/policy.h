@@ -122,6 +122,29 @@ size_t policy_snapshot_missing(const struct policy_snapshot *s);
 unsigned policy_lookup(const struct policy_snapshot *s, struct policy_id id, const char **path,
 		       const char **reason);
 
+/* Looks a protected missing name up; returns true and, if wanted, its path,
+ * reason and POLICY_MISSING_* flags when NAME in PARENT is one. */
+bool policy_lookup_missing(const struct policy_snapshot *s, struct policy_id parent, const char *name,
+			   const char **path, const char **reason, unsigned *flags);
+
+/* One entry of a snapshot, as the read-only iteration shows it. The strings
+ * live as long as the snapshot. */
+struct policy_entry {
+	struct policy_id id; /* the object, or the folder a missing name belongs to */
+	const char *name;    /* the missing name; NULL for an object */
+	unsigned flags;      /* POLICY_* for an object, POLICY_MISSING_* for a name */
+	const char *path;
+	const char *reason;
+};
+
+/* Calls FN for every protected object (or missing name), in no set order,
+ * each once (an object protected twice shows the union of its flags). For
+ * reports (oz0fs --check); decisions use the lookups. */
+void policy_snapshot_foreach_object(const struct policy_snapshot *s,
+				    void (*fn)(const struct policy_entry *e, void *data), void *data);
+void policy_snapshot_foreach_missing(const struct policy_snapshot *s,
+				     void (*fn)(const struct policy_entry *e, void *data), void *data);
+
 /* ---- Decisions ---------------------------------------------------------- */
 /* A NULL snapshot denies with POLICY_RULE_FAIL_CLOSED. */
 

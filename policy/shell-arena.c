@@ -7,6 +7,11 @@
 
 #include "policy/shell-arena.h"
 
+/* Chunks double from the first to the largest: a one-word line needs a few
+ * hundred bytes, and a large first chunk costs more than the parse itself
+ * (glibc serves requests up to 1 KiB from its caches; past that, a malloc
+ * may first merge every freed small block). */
+#define FIRST_CHUNK_BYTES (1024 - sizeof(struct chunk))
 #define CHUNK_BYTES (16 * 1024)
 
 struct chunk {
@@ -41,9 +46,13 @@ struct shell_arena *shell_arena_free(struct shell_arena *a)
 
 static struct chunk *arena_grow(struct shell_arena *a, size_t need)
 {
-	size_t size = need > CHUNK_BYTES ? need : CHUNK_BYTES;
+	size_t size = a->top ? a->top->size * 2 : FIRST_CHUNK_BYTES;
 	struct chunk *c;
 
+	if (size > CHUNK_BYTES)
+		size = CHUNK_BYTES;
+	if (need > size)
+		size = need;
 	if (size > SHELL_ARENA_MAX_BYTES - a->total)
 		return NULL;
 	c = malloc(sizeof(*c) + size);

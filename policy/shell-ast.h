@@ -3,7 +3,10 @@
  *
  * Every node lives in the tree's arena and is freed with it; every list is a
  * singly linked chain through 'next'. Positions are byte offsets into the
- * parsed buffer (inside backquotes they are those of the backquoted text).
+ * parsed buffer. Inside backquotes and in a here-document's body they are
+ * counted over the text as read (backquotes' escaping backslashes and <<-'s
+ * leading tabs removed), so there they fall short by the bytes removed before
+ * them: a message points near the node, never past the end of the line.
  *
  * A word keeps each of its parts, so the reader can tell a static word (only
  * literal and quoted text) from a dynamic one (any expansion, glob or tilde).

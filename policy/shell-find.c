@@ -51,15 +51,16 @@ struct finder {
 	const struct shell_find_options *opts;
 	struct shell_pool pool;
 	struct state st;
-	struct shell_folders named; /* every folder the line stands in, learnt by the first reading */
-	bool final_pass;
+	struct shell_folders named; /* every folder the line stands in, learnt as the line is read */
+	bool named_read;  /* a loop, function or trap was held in the named folders */
+	bool named_stale; /* and a folder was named after that: the line is read again */
 	unsigned nesting; /* lines read inside other lines, and function calls */
 	unsigned repeat;  /* inside a loop, a function or a trap */
 	uint32_t outer_pos;
 	size_t steps;
 	size_t cd_bytes;
 	bool cd_overflow;
-	const char *stdin_literal; /* the literal the previous pipeline element writes */
+	const struct shell_cmd *stdin_from; /* the pipeline element before the command read */
 	struct func *funcs;
 	struct shell_ast **asts; /* nested lines, alive while functions point into them */
 	size_t n_asts;
@@ -116,7 +117,7 @@ static void note(struct finder *f, enum shell_note_kind kind, uint32_t pos, cons
 	int r;
 
 	pos = out_pos(f, pos);
-	if (!f->final_pass || f->error || out->n_notes >= MAX_NOTES)
+	if (f->error || out->n_notes >= MAX_NOTES)
 		return;
 	for (size_t i = 0; i < out->n_notes; i++)
 		if (out->notes[i].kind == kind && out->notes[i].pos == pos)
@@ -198,7 +199,7 @@ static void hold(struct finder *f, const char *folder, const char *path, uint32_
 	struct shell_finding *out = f->out;
 	size_t *slot;
 
-	if (!f->final_pass || f->error || !folder || !path)
+	if (f->error || !folder || !path)
 		return;
 	if (strcmp(folder, ".") != 0) {
 		/* held only while the paths found after a cd stay within their bound */
@@ -240,22 +241,31 @@ static bool exists(struct finder *f, const char *path)
 /* Where a relative program may run from: the folders the line may stand in,
  * and inside loops, functions and traps every folder the line names. Past
  * the bound on paths after a cd, only where the line started. */
-static void effective_folders(const struct finder *f, struct shell_folders *out)
+static void effective_folders(struct finder *f, struct shell_folders *out)
 {
-	/* the first reading learns folders only: it holds nothing, so joins nothing */
-	if (!f->final_pass) {
-		*out = (struct shell_folders){0};
-		return;
-	}
 	*out = (struct shell_folders){0};
 	if (f->cd_overflow) {
 		shell_folders_add(out, ".");
 		return;
 	}
 	*out = f->st.cwd;
-	if (f->repeat && f->final_pass)
+	if (f->repeat) {
+		f->named_read = true;
 		for (size_t i = 0; i < f->named.n; i++)
 			shell_folders_add(out, f->named.v[i]);
+	}
+}
+
+/* Records DIR among the folders the line names. A loop, function or trap
+ * read before it was held in too few: the line is then read once more, with
+ * every folder known (most lines name none, and are read once). */
+static void learn_folder(struct finder *f, const char *dir)
+{
+	size_t n = f->named.n;
+
+	shell_folders_add(&f->named, dir);
+	if (f->named.n != n && f->named_read)
+		f->named_stale = true;
 }
 
 static char *join(struct finder *f, const char *base, const char *rel)
@@ -273,8 +283,7 @@ static void hold_relative(struct finder *f, const char *name, uint32_t pos)
 	struct shell_folders dirs;
 
 	if (name[0] == '/') {
-		if (f->final_pass)
-			hold(f, f->st.cwd.v[0], join(f, "/", name), pos);
+		hold(f, f->st.cwd.v[0], join(f, "/", name), pos);
 		return;
 	}
 	effective_folders(f, &dirs);
@@ -541,7 +550,7 @@ static void apply_cd(struct finder *f, const char *dest, uint32_t pos)
 		note(f, SHELL_NOTE_BOUND_FOLDERS, pos, "more than 64 combinations of folders: the others are not followed");
 	f->st.cwd = next;
 	for (size_t i = 0; i < next.n; i++)
-		shell_folders_add(&f->named, next.v[i]);
+		learn_folder(f, next.v[i]);
 }
 
 /* ---- commands ---- */
@@ -818,7 +827,7 @@ static int run_wrapper(struct finder *f, const char *name, const struct wrapper_
 		if (!f->error) {
 			f->st.cwd = next;
 			for (size_t i = 0; i < next.n; i++)
-				shell_folders_add(&f->named, next.v[i]);
+				learn_folder(f, next.v[i]);
 		}
 	}
 	for (size_t i = res->assigns_from; i < res->assigns_to; i++)
@@ -834,6 +843,8 @@ static int run_wrapper(struct finder *f, const char *name, const struct wrapper_
 		k = run_env_split(f, res, argv, words, argc, pos);
 	else if (res->shell_c)
 		read_line_apart(f, res->shell_c, pos);
+	else if (res->shell_c_dynamic)
+		note(f, SHELL_NOTE_SCRIPT_VARIABLE, pos, "%s -c's line built from a variable is not read", name);
 	else if (res->command < argc) {
 		if (res->default_path)
 			f->st.path.set = f->st.path.unset = false;
@@ -1054,18 +1065,80 @@ static void walk_redirs(struct finder *f, const struct shell_redir *r)
 	}
 }
 
-/* The static text a here-document or here-string feeds the command, or NULL. */
-static const char *stdin_text(struct shell_ast *ast, const struct shell_redir *r)
+/* The last redirection of standard input: a shell reading its program
+ * there runs that file, a here-document or a here-string. */
+static const struct shell_redir *stdin_redir(const struct shell_redir *r)
 {
-	const char *text = NULL;
+	const struct shell_redir *last = NULL;
 
-	for (; r; r = r->next) {
-		if (r->op == SHELL_REDIR_HEREDOC && r->body)
-			text = r->body->parts ? shell_word_static(ast, r->body) : "";
-		else if (r->op == SHELL_REDIR_HERESTRING)
-			text = shell_word_static(ast, r->word);
+	for (; r; r = r->next)
+		if ((r->fd == -1 || r->fd == 0) && (r->op == SHELL_REDIR_IN || r->op == SHELL_REDIR_INOUT ||
+						    r->op == SHELL_REDIR_HEREDOC || r->op == SHELL_REDIR_HERESTRING))
+			last = r;
+	return last;
+}
+
+/* sh < tools/x.sh runs the file as sh tools/x.sh would: it is opened
+ * from the folder the command stands in, named with a folder or not. */
+static void stdin_script(struct finder *f, struct shell_ast *ast, const struct shell_redir *r, uint32_t pos)
+{
+	const char *file = shell_word_static(ast, r->word);
+
+	if (!file)
+		note(f, SHELL_NOTE_SCRIPT_VARIABLE, pos, "a script named through a variable is not followed");
+	else
+		hold_relative(f, file, pos);
+}
+
+static const char *literal_written(struct finder *f, const struct shell_cmd *c);
+
+/* cat FILE... | sh runs the files as scripts: true when FROM is such a cat
+ * (every word static), with its files held. */
+static bool cat_files(struct finder *f, struct shell_ast *ast, const struct shell_cmd *from, uint32_t pos)
+{
+	const char *name;
+
+	if (from->kind != SHELL_CMD_SIMPLE || !from->words)
+		return false;
+	name = shell_word_static(ast, from->words);
+	if (!name || strcmp(name, "cat") != 0)
+		return false;
+	for (const struct shell_word *w = from->words->next; w; w = w->next)
+		if (!shell_word_static(ast, w))
+			return false;
+	for (const struct shell_word *w = from->words->next; w; w = w->next) {
+		const char *file = shell_word_static(ast, w);
+
+		if (file[0] != '-') /* an option, or '-' for cat's own input */
+			hold_relative(f, file, pos);
 	}
-	return text;
+	return true;
+}
+
+/* What a shell reads from standard input: the file it is redirected from, a
+ * here-document or here-string as a line of its own, or what the pipeline
+ * element FROM writes (NULL when the shell is not in a pipeline). */
+static void stdin_program(struct finder *f, struct shell_ast *ast, const struct shell_redir *r,
+			  const struct shell_cmd *from, uint32_t pos)
+{
+	const char *text;
+
+	if (r && (r->op == SHELL_REDIR_IN || r->op == SHELL_REDIR_INOUT)) {
+		stdin_script(f, ast, r, pos);
+		return;
+	}
+	if (r && r->op == SHELL_REDIR_HEREDOC)
+		text = !r->body ? NULL : r->body->parts ? shell_word_static(ast, r->body) : "";
+	else if (r)
+		text = shell_word_static(ast, r->word);
+	else if (from)
+		text = literal_written(f, from);
+	else
+		return; /* what the line's caller gives it */
+	if (text)
+		read_line_apart(f, text, pos);
+	else if (r || !cat_files(f, ast, from, pos))
+		note(f, SHELL_NOTE_SCRIPT_VARIABLE, pos, "what the shell reads is not a literal line: not read");
 }
 
 /* The tree whose arena holds the static values of words: the line's own,
@@ -1080,10 +1153,10 @@ static void walk_simple(struct finder *f, const struct shell_cmd *c)
 	_cleanup_free_ const char **argv = NULL;
 	_cleanup_free_ const struct shell_word **words = NULL;
 	struct shell_ast *ast = tree_of(f);
-	const char *literal = f->stdin_literal;
+	const struct shell_cmd *from = f->stdin_from;
 	size_t argc = 0, i = 0;
 
-	f->stdin_literal = NULL;
+	f->stdin_from = NULL;
 	for (const struct shell_assign *a = c->assigns; a; a = a->next)
 		walk_parts(f, a->value->parts);
 	walk_words(f, c->words);
@@ -1104,14 +1177,8 @@ static void walk_simple(struct finder *f, const struct shell_cmd *c)
 		argv[i] = shell_word_static(ast, w);
 		words[i] = w;
 	}
-	if (run_argv(f, argv, words, argc, c->pos) & RAN_SHELL_FROM_STDIN) {
-		const char *text = stdin_text(ast, c->redirs);
-
-		if (!text)
-			text = literal;
-		if (text)
-			read_line_apart(f, text, c->pos);
-	}
+	if (run_argv(f, argv, words, argc, c->pos) & RAN_SHELL_FROM_STDIN)
+		stdin_program(f, ast, stdin_redir(c->redirs), from, c->pos);
 }
 
 /* The text 'echo WORDS' or 'printf FORMAT [ARGS]' writes, when static. */
@@ -1153,9 +1220,9 @@ static void walk_pipeline(struct finder *f, const struct shell_cmd *c)
 
 	for (const struct shell_cmd *e = c->body; e; prev = e, e = e->next) {
 		/* a literal piped into a shell is read as a line of its own */
-		f->stdin_literal = literal_written(f, prev);
+		f->stdin_from = prev;
 		walk_cmd(f, e);
-		f->stdin_literal = NULL;
+		f->stdin_from = NULL;
 	}
 }
 
@@ -1246,7 +1313,26 @@ static void finder_reset(struct finder *f)
 	f->steps = 0;
 	f->repeat = 0;
 	f->nesting = 0;
+	f->named_read = f->named_stale = false;
 	shell_folders_add(&f->named, ".");
+}
+
+/* Forgets what a reading held and noted, before the line is read again. */
+static void finder_forget(struct finder *f)
+{
+	struct shell_finding *out = f->out;
+
+	for (size_t i = 0; i < out->n_held; i++) {
+		free(out->held[i].folder);
+		free(out->held[i].path);
+	}
+	for (size_t i = 0; i < out->n_notes; i++)
+		free(out->notes[i].text);
+	out->n_held = out->n_notes = 0;
+	if (f->n_slots)
+		memset(f->slots, 0, f->n_slots * sizeof(*f->slots));
+	f->cd_bytes = 0;
+	f->cd_overflow = false;
 }
 
 static void finder_done(struct finder *f)
@@ -1280,13 +1366,14 @@ int shell_find(const char *buf, size_t len, const char *origin, const struct she
 		free(f.out);
 		return k;
 	}
-	f.final_pass = true; /* a note about the line itself is kept */
 	if (k < 0)
 		note(&f, SHELL_NOTE_UNREADABLE, err.pos, "not read as sh: %s", err.what);
 	else {
 		f.asts[f.n_asts++] = ast;
-		for (int pass = 0; pass < 2 && !f.error; pass++) {
-			f.final_pass = pass == 1;
+		finder_reset(&f);
+		walk_list(&f, ast->body);
+		if (f.named_stale && !f.error) { /* the second reading names no new folder */
+			finder_forget(&f);
 			finder_reset(&f);
 			walk_list(&f, ast->body);
 		}

@@ -177,6 +177,11 @@ static const struct long_opt flock_longs[] = {
 	{"timeout", ARG_REQUIRED, 'w'}, {"conflict-exit-code", ARG_REQUIRED, 'E'}, {"close", ARG_NONE, 'o'},
 	{"command", ARG_REQUIRED, 'c'}, {"no-fork", ARG_NONE, 'F'}, {"verbose", ARG_NONE, 0}, {0},
 };
+/* GNU time, which sh (dash) runs where bash reads its keyword. */
+static const struct long_opt time_longs[] = {
+	{"format", ARG_REQUIRED, 'f'}, {"output", ARG_REQUIRED, 'o'}, {"append", ARG_NONE, 'a'},
+	{"verbose", ARG_NONE, 'v'}, {"quiet", ARG_NONE, 'q'}, {"portability", ARG_NONE, 'p'}, {0},
+};
 
 static const struct wrapper wrappers[] = {
 	{"env", {"+iu:C:S:v0P:hV", env_longs}, 0, true, NULL},
@@ -192,7 +197,7 @@ static const struct wrapper wrappers[] = {
 	{"stdbuf", {"+i:o:e:", stdbuf_longs}, 0, false, NULL},
 	{"setsid", {"+cfw", setsid_longs}, 0, false, NULL},
 	{"flock", {"+sexunw:E:oF", flock_longs}, 1, false, NULL},
-	{"time", {"+p", NULL}, 0, false, NULL},
+	{"time", {"+pf:o:avq", time_longs}, 0, false, NULL},
 };
 
 struct wrapper_ctx {
@@ -248,6 +253,7 @@ bool shell_wrapper_parse(const char *name, const char *const *argv, size_t argc,
 	if (strcmp(name, "flock") == 0 && i + 2 < argc && argv[i + 1] &&
 	    (strcmp(argv[i + 1], "-c") == 0 || strcmp(argv[i + 1], "--command") == 0)) {
 		res->shell_c = argv[i + 2];
+		res->shell_c_dynamic = !argv[i + 2];
 		res->command = argc;
 		return true;
 	}
@@ -335,6 +341,13 @@ struct interp_ctx {
 	bool stdin_option;
 };
 
+/* node and ruby look a required name up in their library folders unless it
+ * starts with '/', './' or '../': only such a name is a file of the tree. */
+static bool is_file_path(const char *name)
+{
+	return name[0] == '/' || strncmp(name, "./", 2) == 0 || strncmp(name, "../", 3) == 0;
+}
+
 static void interp_on_opt(const struct opt_hit *hit, void *data)
 {
 	struct interp_ctx *ctx = data;
@@ -352,7 +365,7 @@ static void interp_on_opt(const struct opt_hit *hit, void *data)
 	case INTERP_PERL:
 		if (hit->letter == 'e' || hit->letter == 'E' || (ctx->family == INTERP_NODE && hit->letter == 'p'))
 			ctx->code_option = true;
-		else if (hit->letter == 'r' && hit->value && strchr(hit->value, '/'))
+		else if (hit->letter == 'r' && hit->value && is_file_path(hit->value))
 			res->require = hit->value;
 		else if (ctx->family == INTERP_RUBY && hit->letter == 'C')
 			res->chdir = hit->value;

@@ -18,6 +18,7 @@ struct wrapper_result {
 	const char *split;    /* env -S's string, to be split and read before the rest */
 	const char *altpath;  /* BSD env -P */
 	const char *shell_c;  /* flock -c's command line, run by sh -c */
+	bool shell_c_dynamic; /* that line is built from a variable or a substitution */
 	size_t assigns_from, assigns_to; /* NAME=VALUE operands (env, sudo) */
 	const char *unknown;  /* the first option it does not know, or NULL */
 };
@@ -40,7 +41,7 @@ struct interp_result {
 	size_t script;      /* index of the script file operand; == argc when none */
 	size_t inline_code; /* index of -c/-e code (a shell's -c line for INTERP_SHELL); == argc when none */
 	const char *module; /* python -m: a module found from the current folder too */
-	const char *require;/* node -r / ruby -r / perl -M style file, when named as a path */
+	const char *require;/* node -r / ruby -r file, when named from a folder ("./x", "../x", "/x") */
 	const char *chdir;  /* ruby -C */
 	bool reads_stdin;   /* no script and no code: it reads its program from stdin */
 	const char *unknown;

@@ -320,3 +320,43 @@ unsigned policy_lookup(const struct policy_snapshot *s, struct policy_id id, con
 		*reason = o ? o->reason : NULL;
 	return o ? o->flags : 0;
 }
+
+bool policy_lookup_missing(const struct policy_snapshot *s, struct policy_id parent, const char *name,
+			   const char **path, const char **reason, unsigned *flags)
+{
+	const struct policy_name *m = s ? policy_find_name(s->missing, &s->missing_index, parent, name) : NULL;
+
+	if (path)
+		*path = m ? m->path : NULL;
+	if (reason)
+		*reason = m ? m->reason : NULL;
+	if (flags)
+		*flags = m ? m->flags : 0;
+	return m != NULL;
+}
+
+void policy_snapshot_foreach_object(const struct policy_snapshot *s,
+				    void (*fn)(const struct policy_entry *e, void *data), void *data)
+{
+	for (size_t i = 0; s && i < s->n_objects; i++) {
+		const struct policy_object *o = &s->objects[i];
+
+		fn(&(struct policy_entry){ .id = o->id, .flags = o->flags, .path = o->path, .reason = o->reason },
+		   data);
+	}
+}
+
+void policy_snapshot_foreach_missing(const struct policy_snapshot *s,
+				     void (*fn)(const struct policy_entry *e, void *data), void *data)
+{
+	for (size_t i = 0; s && i < s->n_missing; i++) {
+		const struct policy_name *m = &s->missing[i];
+
+		fn(&(struct policy_entry){ .id = m->parent,
+					   .name = m->name,
+					   .flags = m->flags,
+					   .path = m->path,
+					   .reason = m->reason },
+		   data);
+	}
+}

@@ -25,6 +25,8 @@
 #include "policy/audit.h"
 #include "policy/conf.h"
 #include "tools/check-command.h"
+#include "tools/check.h"
+#include "tools/explain.h"
 
 #define EXIT_USAGE 2
 
@@ -49,6 +51,11 @@ static void usage(FILE *out)
 	             "  -d                 debug: -f plus a trace of every FUSE request\n"
 	             "  --config FILE      the configuration (default " POLICY_CONFIG_DEFAULT_FILE " if present)\n"
 	             "  --help, --version\n"
+	             "\n"
+	             "Other modes (each with --help):\n"
+	             "  oz0fs --check [--json] [--config FILE] [DIR]        can this machine run oz0fs; would DIR mount\n"
+	             "  oz0fs --explain [--json] [--config FILE] DIR PATH   is PATH protected, by which rule, and why\n"
+	             "  oz0fs --check-command [--json] ... -- ARGV...       judge a command before it runs\n"
 	             "\n"
 	             "Options (-o):\n"
 	             "  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
@@ -340,9 +347,14 @@ int main(int argc, char **argv)
 	struct fs *fs;
 
 	log_init("oz0fs");
-	/* A mode of its own, with options of its own: judge one command. */
+	/* Modes of their own, with options of their own: judge one command,
+	 * check this machine, explain one path. */
 	if (argc > 1 && strcmp(argv[1], "--check-command") == 0)
 		return command_check_main(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--check") == 0)
+		return check_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "--explain") == 0)
+		return explain_main(argc - 1, argv + 1);
 	if (geteuid() == 0)
 		a.fs.allow_other = a.fs.default_permissions = true; /* the mount is for other users */
 	parse_args(argc, argv, &a);

@@ -26,6 +26,8 @@ NR == 1 { next }
 		nfail[k]++
 		# A skip says only that an earlier step failed; keep the real error.
 		e = unq($7)
+		# Long errors keep their start (the exit status) and their end (errno).
+		if (length(e) > 100) e = substr(e, 1, 40) " … " substr(e, length(e) - 50)
 		if (!(k in err) || err[k] ~ /^skipped/) err[k] = e
 	}
 }

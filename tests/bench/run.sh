@@ -403,7 +403,11 @@ versions() {
 write_report() {
 	nruns=$(awk -F, 'NR > 1 { if ($1 > n) n = $1 } END { print n + 0 }' "$1")
 	entries=$(tar -tf "$tree_cache" 2>/dev/null | wc -l)
-	[ "$1" = "$report_base.csv" ] || cp "$1" "$report_base.csv"
+	# Errors name the scratch directory; the committed CSV keeps paths in it
+	# relative to it.
+	sed "s|$BENCH_TMP/oz0fs-bench\.[A-Za-z0-9]*/||g" "$1" >"$report_base.csv.tmp"
+	mv "$report_base.csv.tmp" "$report_base.csv"
+	set -- "$report_base.csv" "$2"
 	{
 		echo "# oz0fs benchmark"
 		echo

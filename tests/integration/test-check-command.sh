@@ -3,7 +3,9 @@
 set -u
 oz0fs=${OZ0FS:?}
 n=0
-echo "1..8"
+echo "1..14"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 
 # expect STATUS NAME ARGV...: runs the check and compares its exit status.
 expect() {
@@ -28,3 +30,14 @@ expect 1 "a path as the command name is refused" -- /usr/bin/curl example.com
 expect 1 "a dynamic command name is refused" -- sh -c '$CMD x'
 expect 0 "a static sh -c script is allowed" -- sh -c 'make -j2 | tee log'
 expect 2 "no command is a usage error" --
+
+# The [commands] section of the INI configuration, the options adding to it.
+conf=$scratch/oz0fs.conf
+printf '[commands]\ndeny = curl\nrm = allow\n' >"$conf"
+expect 1 "a name denied in [commands] is refused" --config "$conf" -- sh -c 'curl example.com'
+expect 0 "rm = allow in [commands] lets rm run" --config "$conf" -- rm -f build/x
+expect 1 "--deny adds to [commands]'s list" --config "$conf" --deny wget -- wget example.com
+expect 0 "--config is read, not a default" --config "$conf" -- wget example.com
+printf '[commands]\nrm = yes\n' >"$scratch/bad.conf"
+expect 2 "a bad configuration is an error" --config "$scratch/bad.conf" -- ls
+expect 2 "a missing named configuration is an error" --config "$scratch/none.conf" -- ls

@@ -91,6 +91,8 @@ Test(command_rules, nested_sh_c_is_checked_recursively)
 	JUDGE("rm", "sh", "-c", "bash -c 'sh -c \"rm x\"'");
 	JUDGE("allowed", "sh", "-c", "bash -c 'echo ok'");
 	JUDGE("nested-not-static", "sh", "-c", "bash -c \"$SCRIPT\"");
+	JUDGE("rm", "flock", "/run/lock", "-c", "rm -rf x");
+	JUDGE("nested-not-static", "sh", "-c", "flock /run/lock -c \"$X\"");
 }
 
 Test(command_rules, shell_features_need_an_explicit_sh_c)

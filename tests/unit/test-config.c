@@ -74,6 +74,10 @@ Test(config, null_file_gives_defaults)
 	cr_assert_null(cfg->audit_file);
 	cr_assert_null(cfg->file);
 	cr_assert_not(cfg->audit_syslog);
+	cr_assert_eq(cfg->n_command_deny, 0);
+	cr_assert_eq(cfg->n_command_allow, 0);
+	cr_assert_not(cfg->command_allow_rm);
+	cr_assert_not(cfg->command_allow_sudo);
 	cr_assert_not(policy_config_unprotected(cfg, ".envrc"));
 	policy_config_free(cfg);
 }
@@ -199,6 +203,70 @@ Test(config, bad_audit_values)
 	assert_refused("[audit]\nfile = /a\nfile = /b\n", -EINVAL, 3, "twice");
 }
 
+Test(config, commands_section)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[commands]\n"
+			  "deny = curl\n"
+			  "deny = wget\n"
+			  "deny = curl\n" /* a duplicate */
+			  "allow = git\n"
+			  "rm = allow\n"
+			  "sudo = allow\n"
+			  "sudo = refuse\n", /* the last one wins */
+			  &cfg, &msg),
+		     0, "%s", msg);
+	cr_assert_eq(cfg->n_command_deny, 2);
+	cr_assert_str_eq(cfg->command_deny[0], "curl");
+	cr_assert_str_eq(cfg->command_deny[1], "wget");
+	cr_assert_eq(cfg->n_command_allow, 1);
+	cr_assert_str_eq(cfg->command_allow[0], "git");
+	cr_assert(cfg->command_allow_rm);
+	cr_assert_not(cfg->command_allow_sudo);
+	policy_config_free(cfg);
+}
+
+Test(config, commands_default_refuse)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[commands]\ndeny = curl\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert_not(cfg->command_allow_rm);
+	cr_assert_not(cfg->command_allow_sudo);
+	cr_assert_eq(cfg->n_command_allow, 0);
+	policy_config_free(cfg);
+}
+
+Test(config, bad_commands)
+{
+	assert_refused("[commands]\ndeny = /usr/bin/curl\n", -EINVAL, 2, "not a bare command name");
+	assert_refused("[commands]\n\nallow = git log\n", -EINVAL, 3, "not a bare command name");
+	assert_refused("[commands]\ndeny =\n", -EINVAL, 2, "empty command name");
+	assert_refused("[commands]\nrm = yes\n", -EINVAL, 2, "rm = 'yes': expected refuse or allow");
+	assert_refused("[commands]\nsudo = 1\n", -EINVAL, 2, "sudo = '1'");
+	assert_refused("[commands]\ndenied = curl\n", -EINVAL, 2, "unknown key 'denied' in [commands]");
+}
+
+Test(config, commands_share_the_bound)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	cr_assert_not_null(f);
+	fputs("[protect]\n", f);
+	for (int i = 0; i < 4000; i++)
+		fprintf(f, "path = p%d\n", i);
+	fputs("[commands]\n", f);
+	for (int i = 0; i < 97; i++)
+		fprintf(f, "deny = c%d\n", i);
+	cr_assert_eq(fclose(f), 0);
+	assert_refused(text, -E2BIG, 4099, "more than 4096");
+}
+
 Test(config, lines_inih_rejects)
 {
 	assert_refused("[protect]\npath = a\njust words\n", -EINVAL, 3, "expected");
@@ -235,7 +303,7 @@ Test(config, too_many_paths)
 	for (int i = 0; i < 4097; i++)
 		fprintf(f, "path = p%d\n", i);
 	cr_assert_eq(fclose(f), 0);
-	assert_refused(text, -E2BIG, 4098, "more than 4096 paths");
+	assert_refused(text, -E2BIG, 4098, "more than 4096 paths and command names");
 }
 
 Test(config, unreadable_files)

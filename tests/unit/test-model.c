@@ -175,7 +175,9 @@ Test(model, git_directory)
 	cr_assert_eq(flags_of(".git/hooks/lib/helper"), CA);
 	cr_assert_eq(flags_of(".git/config"), CAR);
 	cr_assert_eq(flags_of(".git/HEAD"), 0);
-	cr_assert_eq(flags_of(".git/info"), 0);
+	cr_assert_eq(flags_of(".git/info"), POLICY_ANCHOR); /* on the way to info/attributes */
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, ".git/info", "attributes"), POLICY_RULE_MISSING);
+	cr_assert_eq(flags_of(".git/info/exclude"), 0);
 	cr_assert_str_eq(reason_of(".git/hooks/lib/helper"), "hooks of the git directory .git: git runs them");
 	cr_assert_str_eq(reason_of(".git/config"),
 			 "configuration of the git directory .git: it can name programs git runs");
@@ -278,8 +280,16 @@ Test(model, git_file)
 	cr_assert_eq(flags_of(".git"), CA);
 	cr_assert_str_eq(object_verdict(POLICY_OP_WRITE, ".git"), POLICY_RULE_PROTECTED);
 	cr_assert_str_eq(remove_verdict(POLICY_OP_UNLINK, "", ".git"), POLICY_RULE_PROTECTED);
-	/* What it names is the live model's, next issue. */
-	cr_assert_eq(flags_of("elsewhere/repo.git/config"), 0);
+	/* What it names lies in the tree: held as .git's own. */
+	cr_assert_eq(flags_of("elsewhere/repo.git/config"), CAR);
+	cr_assert_eq(flags_of("elsewhere/repo.git/hooks"), CFA);
+	cr_assert_eq(flags_of("elsewhere/repo.git"), POLICY_ANCHOR);
+	cr_assert_eq(flags_of("elsewhere"), POLICY_ANCHOR);
+	cr_assert_eq(flags_of("elsewhere/repo.git/HEAD"), 0);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "elsewhere/repo.git", "commondir"), POLICY_RULE_MISSING);
+	cr_assert_str_eq(reason_of("elsewhere/repo.git/config"),
+			 "configuration of the git directory elsewhere/repo.git, named by .git: it can name programs "
+			 "git runs");
 }
 
 Test(model, git_symlink_refused)
@@ -498,4 +508,475 @@ Test(model, concurrent_rebuilds)
 		pthread_join(threads[i], NULL);
 	refresh();
 	cr_assert_eq(flags_of(".git/hooks"), CFA);
+}
+
+/* ---- Discovery: git directories reached from the root's .git ---------------- */
+
+static void commit_something(const char *dir)
+{
+	sh("echo x >>'%s/f' && git -C '%s' add f && git -C '%s' commit -qm x", dir, dir, dir);
+}
+
+Test(model, git_file_outside_the_tree)
+{
+	_cleanup_free_ char *cmd = NULL;
+	char outside[] = P_tmpdir "/oz0-outside-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(outside));
+	sh("git init -q --separate-git-dir='%s/repo.git' .", outside);
+	build(NULL);
+	cr_assert_eq(flags_of(".git"), CA);
+	/* Left to the system: nothing in the tree but the file itself. */
+	cr_assert_eq(policy_snapshot_objects(snap), 2); /* the root, an anchor, and .git */
+	cr_assert_neq(asprintf(&cmd, "rm -rf '%s'", outside), -1);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(model, git_file_naming_a_missing_folder)
+{
+	sh("echo 'gitdir: later/repo.git' > .git");
+	build(NULL);
+	/* A folder made there would be the one git reads. */
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "", "later"), "allow");
+	cr_assert_str_eq(add_verdict(POLICY_OP_SYMLINK, "", "later"), POLICY_RULE_MISSING);
+}
+
+Test(model, git_file_refusals)
+{
+	sh("printf 'gitdir: a/../b\\n' > .git");
+	assert_refused(-EINVAL, "cannot follow '.git': it has a '..' after a folder name");
+	sh("printf 'gitdir: a\\0b\\n' > .git");
+	assert_refused(-EINVAL, "it holds a NUL byte");
+	sh("printf 'gitdir: a//b\\n' > .git");
+	assert_refused(-EINVAL, "empty or '.' component");
+	sh("printf 'nonsense\\n' > .git");
+	assert_refused(-EINVAL, "it does not begin with 'gitdir: '");
+	sh("mkdir -p real/repo.git && ln -s real link && printf 'gitdir: link/repo.git\\n' > .git");
+	assert_refused(-ELOOP, "'link' is a symbolic link on the way to 'link/repo.git'");
+	sh("head -c 2000000 /dev/zero > .git");
+	assert_refused(-EFBIG, "cannot follow '.git'");
+}
+
+Test(model, linked_worktree_in_the_tree)
+{
+	git_init();
+	commit_something(".");
+	sh("git config extensions.worktreeConfig true && git worktree add -q wt -b side");
+	sh("git -C wt config --worktree core.bare false");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/worktrees/wt"), POLICY_ANCHOR);
+	cr_assert_eq(flags_of(".git/worktrees/wt/commondir"), CA);
+	cr_assert_eq(flags_of(".git/worktrees/wt/gitdir"), CA);
+	cr_assert_eq(flags_of(".git/worktrees/wt/config.worktree"), CAR);
+	cr_assert_eq(flags_of(".git/worktrees/wt/HEAD"), 0);
+	cr_assert_eq(flags_of(".git/worktrees/wt/index"), 0);
+	cr_assert_eq(flags_of("wt/.git"), CA);
+	cr_assert_str_eq(reason_of(".git/worktrees/wt/commondir"),
+			 "commondir of the linked worktree's folder .git/worktrees/wt: it would send git to another "
+			 "folder's hooks and configuration");
+	/* Its hooks and config are the common directory's: none of its own. */
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, ".git/worktrees/wt", "hooks"), "allow");
+}
+
+Test(model, linked_worktree_missing_config_worktree)
+{
+	git_init();
+	commit_something(".");
+	sh("git worktree add -q wt -b side");
+	build(NULL);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, ".git/worktrees/wt", "config.worktree"), POLICY_RULE_MISSING);
+	/* A worktree added during the mount is the agent's own. */
+	sh("git worktree add -q wt2 -b side2");
+	git_model_changed(model, id_of(""), ".vscode");
+	refresh();
+	cr_assert_eq(flags_of(".git/worktrees/wt2/commondir"), 0);
+	cr_assert_eq(flags_of("wt2/.git"), 0);
+	cr_assert_eq(flags_of(".git/worktrees/wt/commondir"), CA);
+}
+
+/* The tree is a linked worktree of a repository kept in the tree. */
+Test(model, tree_is_a_linked_worktree)
+{
+	sh("git init -q repo && echo x > repo/f && git -C repo add f && git -C repo commit -qm x");
+	sh("git -C repo worktree add -q ../wt -b side && cp wt/.git .git");
+	build(NULL);
+	cr_assert_eq(flags_of(".git"), CA);
+	cr_assert_eq(flags_of("repo/.git/worktrees/wt/commondir"), CA);
+	cr_assert_eq(flags_of("repo/.git/config"), CAR);
+	cr_assert_eq(flags_of("repo/.git/hooks"), CFA);
+	cr_assert_eq(flags_of("repo/.git/worktrees/wt/HEAD"), 0);
+}
+
+Test(model, commondir_outside_a_worktree_folder_refused)
+{
+	sh("mkdir -p other/repo.git && echo 'gitdir: other/repo.git' > .git && echo .. > other/repo.git/commondir");
+	assert_refused(-EEXIST, "'other/repo.git/commondir' exists");
+}
+
+Test(model, commondir_stand_in)
+{
+	git_init();
+	sh("echo . > .git/commondir");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/commondir"), CA);
+}
+
+/* Submodules two levels deep, made by real git, their git directories
+ * below .git/modules. */
+Test(model, nested_submodules)
+{
+	sh("mkdir srcs && git init -q srcs/inner && echo i > srcs/inner/i && git -C srcs/inner add i && "
+	   "git -C srcs/inner commit -qm i");
+	sh("git init -q srcs/mid && echo m > srcs/mid/m && git -C srcs/mid add m && git -C srcs/mid commit -qm m");
+	sh("git -C srcs/mid -c protocol.file.allow=always submodule add -q '%s/srcs/inner' inner && "
+	   "git -C srcs/mid commit -qm s",
+	   top);
+	git_init();
+	commit_something(".");
+	sh("git -c protocol.file.allow=always submodule add -q '%s/srcs/mid' mid && git commit -qm s", top);
+	sh("git -c protocol.file.allow=always submodule update -q --init --recursive");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/modules/mid"), POLICY_ANCHOR);
+	cr_assert_eq(flags_of(".git/modules/mid/config"), CAR);
+	cr_assert_eq(flags_of(".git/modules/mid/hooks"), CFA);
+	cr_assert_eq(flags_of(".git/modules/mid/modules/inner/config"), CAR);
+	cr_assert_eq(flags_of(".git/modules/mid/modules/inner/hooks"), CFA);
+	cr_assert_eq(flags_of(".git/modules/mid/modules"), POLICY_ANCHOR);
+	cr_assert_eq(flags_of(".git/modules/mid/HEAD"), 0);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, ".git/modules/mid/modules/inner", "commondir"),
+			 POLICY_RULE_MISSING);
+	cr_assert_str_eq(reason_of(".git/modules/mid/modules/inner/hooks"),
+			 "hooks of the git directory .git/modules/mid/modules/inner, a submodule's: git runs them");
+	/* A new submodule's git directory is the agent's own. */
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, ".git/modules", "new"), "allow");
+}
+
+/* A name with '/' is a path of folders; only a folder with a HEAD is a git
+ * directory. */
+Test(model, submodule_name_with_a_slash)
+{
+	git_init();
+	sh("mkdir -p .git/modules/libs/a/hooks && touch .git/modules/libs/a/HEAD .git/modules/libs/a/config");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/modules/libs/a/config"), CAR);
+	cr_assert_eq(flags_of(".git/modules/libs/a/hooks"), CFA);
+	cr_assert_eq(flags_of(".git/modules/libs"), POLICY_ANCHOR);
+}
+
+static void fake_modules(unsigned n)
+{
+	sh("for i in $(seq %u); do mkdir -p .git/modules/m$i/hooks && touch .git/modules/m$i/HEAD; done", n);
+}
+
+Test(model, modules_bound_by_count)
+{
+	git_init();
+	fake_modules(32);
+	build(NULL);
+	cr_assert_eq(flags_of(".git/modules/m32/hooks"), CFA);
+	cr_assert_eq(flags_of(".git/modules/m32/HEAD"), 0);
+	policy_snapshot_release(snap);
+	git_model_free(model);
+	snap = NULL;
+	model = NULL;
+	fake_modules(33);
+	build(NULL);
+	/* Past 32 the part is read-only as a whole. */
+	cr_assert_eq(flags_of(".git/modules"), CFA);
+	cr_assert_eq(flags_of(".git/modules/m33/HEAD"), CA);
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, ".git/modules", "new"), POLICY_RULE_FROZEN);
+	cr_assert_not_null(strstr(reason_of(".git/modules/m1/HEAD"), "read-only as a whole"));
+}
+
+Test(model, modules_bound_by_depth)
+{
+	git_init();
+	sh("mkdir -p .git/modules/a/b/c/d/e/f/g/h && touch .git/modules/a/b/c/d/e/f/g/h/HEAD");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/modules/a/b/c/d/e/f/g/h/HEAD"), 0);
+	policy_snapshot_release(snap);
+	git_model_free(model);
+	snap = NULL;
+	model = NULL;
+	sh("rm .git/modules/a/b/c/d/e/f/g/h/HEAD && mkdir .git/modules/a/b/c/d/e/f/g/h/i && "
+	   "touch .git/modules/a/b/c/d/e/f/g/h/i/HEAD");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/modules/a/b/c/d/e/f/g/h/i/HEAD"), CA);
+}
+
+Test(model, symlinked_module_refused)
+{
+	git_init();
+	sh("mkdir -p elsewhere/x && touch elsewhere/x/HEAD && mkdir -p .git/modules && ln -s ../../elsewhere/x "
+	   ".git/modules/x");
+	assert_refused(-ELOOP, "'.git/modules/x' is a symbolic link");
+}
+
+Test(model, symlinked_nested_modules_refused)
+{
+	git_init();
+	fake_modules(1);
+	sh("mkdir -p elsewhere/y && touch elsewhere/y/HEAD && ln -s ../../../elsewhere .git/modules/m1/modules");
+	assert_refused(-ELOOP, "'.git/modules/m1/modules' is a symbolic link");
+}
+
+Test(model, symlinked_worktree_folder_refused)
+{
+	git_init();
+	sh("mkdir -p elsewhere/wt .git/worktrees && ln -s ../../elsewhere/wt .git/worktrees/wt");
+	assert_refused(-ELOOP, "'.git/worktrees/wt' is a symbolic link");
+}
+
+Test(model, commondir_in_a_module_refused)
+{
+	git_init();
+	fake_modules(1);
+	sh("echo ../.. > .git/modules/m1/commondir");
+	assert_refused(-EEXIST, "'.git/modules/m1/commondir' exists");
+}
+
+Test(model, git_dir_bound)
+{
+	git_init();
+	sh("for i in $(seq 255); do mkdir -p .git/worktrees/w$i; done");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/worktrees/w255"), POLICY_ANCHOR);
+	policy_snapshot_release(snap);
+	git_model_free(model);
+	snap = NULL;
+	model = NULL;
+	sh("mkdir .git/worktrees/w256");
+	assert_refused(-E2BIG, "past the 256 that oz0fs reads");
+}
+
+/* ---- Submodules from every index ------------------------------------------- */
+
+/* An embedded repository at DIR, committed and recorded as a gitlink in the
+ * repository at PARENT. */
+static void embedded_repo(const char *parent, const char *dir)
+{
+	sh("git init -q '%s/%s' && echo s > '%s/%s/s' && git -C '%s/%s' add s && git -C '%s/%s' commit -qm s", parent, dir,
+	   parent, dir, parent, dir, parent, dir);
+	sh("git -C '%s' add '%s'", parent, dir);
+}
+
+Test(model, submodule_with_its_own_git_folder)
+{
+	git_init();
+	commit_something(".");
+	embedded_repo(".", "sub");
+	embedded_repo("sub", "deeper");
+	sh("mkdir -p sub/.git/modules/x sub/.git/worktrees/y && touch sub/.git/modules/x/HEAD");
+	build(NULL);
+	cr_assert_eq(flags_of("sub/.git"), POLICY_ANCHOR);
+	cr_assert_eq(flags_of("sub/.git/hooks"), CFA);
+	cr_assert_eq(flags_of("sub/.git/config"), CAR);
+	cr_assert_eq(flags_of("sub/.git/HEAD"), 0);
+	cr_assert_eq(flags_of("sub/.git/modules"), CFA);
+	cr_assert_eq(flags_of("sub/.git/modules/x/HEAD"), CA);
+	cr_assert_eq(flags_of("sub/.git/worktrees/y"), CFA);
+	cr_assert_eq(flags_of("sub"), POLICY_ANCHOR);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "sub/.git", "commondir"), POLICY_RULE_MISSING);
+	/* Two levels down: recorded by the submodule's own index. */
+	cr_assert_eq(flags_of("sub/deeper/.git/config"), CAR);
+	cr_assert_eq(flags_of("sub/deeper/.git/hooks"), CFA);
+}
+
+Test(model, untracked_nested_repository)
+{
+	git_init();
+	sh("mkdir -p deep/er && git init -q deep/er/nested && git -C deep/er/nested config core.fsmonitor tools/m.sh");
+	sh("git init -q deep/er/nested/inner");
+	build(NULL);
+	cr_assert_eq(flags_of("deep/er/nested/.git/config"), CAR);
+	cr_assert_eq(flags_of("deep/er/nested/.git/hooks"), CFA);
+	cr_assert_eq(flags_of("deep/er/nested/inner/.git/config"), CAR);
+	cr_assert_str_eq(add_verdict(POLICY_OP_SYMLINK, "deep/er/nested", "tools"), POLICY_RULE_MISSING);
+	/* One made during the mount is the settler's; those found at start stay. */
+	sh("git init -q later");
+	git_model_changed(model, id_of(""), ".vscode");
+	refresh();
+	cr_assert_eq(flags_of("later/.git/config"), 0);
+	cr_assert_eq(flags_of("deep/er/nested/.git/config"), CAR);
+}
+
+Test(model, nested_repository_through_a_symlinked_git_refused)
+{
+	sh("mkdir -p a/real && git init -q a/real && mv a/real/.git a/real-git && ln -s ../real-git a/real/.git");
+	assert_refused(-ELOOP, "'a/real/.git' is a symbolic link");
+}
+
+Test(model, submodule_git_file_naming_a_folder_in_the_tree)
+{
+	git_init();
+	commit_something(".");
+	sh("mkdir store && git init -q --separate-git-dir=store/x.git sub && echo s > sub/s && git -C sub add s && "
+	   "git -C sub commit -qm s && git add sub");
+	build(NULL);
+	cr_assert_eq(flags_of("sub/.git"), CA);
+	cr_assert_eq(flags_of("store/x.git/config"), CAR);
+	cr_assert_eq(flags_of("store/x.git/hooks"), CFA);
+	cr_assert_eq(flags_of("store"), POLICY_ANCHOR);
+}
+
+Test(model, submodule_in_a_linked_worktree_index)
+{
+	git_init();
+	commit_something(".");
+	sh("git worktree add -q wt -b side");
+	embedded_repo("wt", "inwt");
+	build(NULL);
+	cr_assert_eq(flags_of("wt/inwt/.git/config"), CAR);
+}
+
+Test(model, sha256_repository)
+{
+	sh("git init -q --object-format=sha256 .");
+	commit_something(".");
+	sh("git init -q --object-format=sha256 sub && echo s > sub/s && git -C sub add s && git -C sub commit -qm s");
+	sh("git add sub");
+	build(NULL);
+	cr_assert_eq(flags_of("sub/.git/config"), CAR);
+}
+
+Test(model, bad_index_refused)
+{
+	git_init();
+	commit_something(".");
+	sh("printf 'X' | dd of=.git/index bs=1 seek=$(($(stat -c %%s .git/index) - 1)) conv=notrunc 2>/dev/null");
+	assert_refused(-EINVAL, "cannot read the index '.git/index'");
+}
+
+Test(model, symlinked_submodule_git_refused)
+{
+	git_init();
+	commit_something(".");
+	embedded_repo(".", "sub");
+	sh("mv sub/.git sub-git && ln -s ../sub-git sub/.git");
+	assert_refused(-ELOOP, "'sub/.git' is a symbolic link");
+}
+
+/* ---- What the configuration names ------------------------------------------ */
+
+Test(model, hooks_path_in_the_tree)
+{
+	git_init();
+	sh("mkdir -p .husky/_ && echo x > .husky/_/pre-commit && git config core.hooksPath .husky/_");
+	build(NULL);
+	cr_assert_eq(flags_of(".husky/_"), CFA);
+	cr_assert_eq(flags_of(".husky/_/pre-commit"), CA);
+	cr_assert_eq(flags_of(".husky"), POLICY_ANCHOR);
+	cr_assert_str_eq(reason_of(".husky/_"), "the path of core.hookspath in .git/config:6, for the work tree .");
+}
+
+Test(model, included_files)
+{
+	git_init();
+	sh("echo '[core]' > shared.cfg && git config include.path ../shared.cfg && "
+	   "git config --add include.path ../later.cfg");
+	build(NULL);
+	cr_assert_eq(flags_of("shared.cfg"), CA);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "later.cfg"), POLICY_RULE_MISSING);
+}
+
+Test(model, configured_programs)
+{
+	git_init();
+	sh("mkdir tools scripts && touch tools/fsmon.sh tools/conv.py scripts/x.sh tools/cred.sh");
+	sh("git config core.fsmonitor tools/fsmon.sh && git config alias.x '!cd scripts && ./x.sh'");
+	sh("git config filter.conv.clean 'python3 -W ignore tools/conv.py' && git config credential.helper "
+	   "'!tools/cred.sh' && git config remote.r.url 'ext::tools/ext.sh %%S' && git config core.pager true");
+	build(NULL);
+	cr_assert_eq(flags_of("tools/fsmon.sh"), CA);
+	cr_assert_eq(flags_of("scripts/x.sh"), CA);
+	cr_assert_eq(flags_of("tools/conv.py"), CA);
+	cr_assert_eq(flags_of("tools/cred.sh"), CA);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "tools", "ext.sh"), POLICY_RULE_MISSING);
+	cr_assert_eq(flags_of("tools"), POLICY_ANCHOR);
+	cr_assert_str_eq(reason_of("tools/fsmon.sh"),
+			 "a program of the command of core.fsmonitor in .git/config:6, for the work tree .");
+	/* The line may run x.sh where it started, too (cd can fail). */
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "x.sh"), POLICY_RULE_MISSING);
+}
+
+Test(model, configured_program_in_every_work_tree)
+{
+	git_init();
+	commit_something(".");
+	sh("git worktree add -q wt -b side && git config core.fsmonitor tools/fsmon.sh");
+	build(NULL);
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "", "tools"), "allow");
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "wt", "tools"), "allow");
+	cr_assert_str_eq(add_verdict(POLICY_OP_SYMLINK, "wt", "tools"), POLICY_RULE_MISSING);
+}
+
+Test(model, configured_program_outside_the_tree)
+{
+	git_init();
+	sh("git config core.editor /usr/bin/vi && git config core.sshCommand '~/bin/ssh'");
+	build(NULL);
+	cr_assert_eq(flags_of(".git/config"), CAR);
+}
+
+Test(model, configured_path_with_dotdot_refused)
+{
+	git_init();
+	sh("git config core.hooksPath 'a/../b'");
+	assert_refused(-EINVAL, "cannot tell where 'a/../b' of core.hookspath in .git/config:6 leads");
+}
+
+/* ---- An unfinished rebase --------------------------------------------------- */
+
+/* A rebase stopped at an exec step that fails, as a person left it. */
+static void stopped_rebase(void)
+{
+	git_init();
+	commit_something(".");
+	commit_something(".");
+	commit_something(".");
+	sh("mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/check.sh && chmod +x tools/check.sh");
+	sh("git rebase -q -x tools/check.sh HEAD~2 || true");
+	sh("grep -q '^exec tools/check.sh' .git/rebase-merge/git-rebase-todo");
+}
+
+Test(model, existing_rebase)
+{
+	stopped_rebase();
+	build(NULL);
+	cr_assert_eq(flags_of(".git/rebase-merge"), CFA);
+	cr_assert_eq(flags_of(".git/rebase-merge/git-rebase-todo"), CA);
+	cr_assert_eq(flags_of("tools/check.sh"), CA);
+	cr_assert_str_eq(reason_of("tools/check.sh"), "a program of the command of an exec step of "
+						      ".git/rebase-merge/git-rebase-todo, for the work tree .");
+}
+
+Test(model, rebase_started_during_the_mount_is_the_agents)
+{
+	git_init();
+	commit_something(".");
+	commit_something(".");
+	build(NULL);
+	sh("mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/check.sh && chmod +x tools/check.sh");
+	sh("git rebase -q -x tools/check.sh HEAD~1 || true");
+	git_model_changed(model, id_of(""), ".vscode");
+	refresh();
+	cr_assert_eq(flags_of(".git/rebase-merge"), 0);
+	cr_assert_eq(flags_of(".git/rebase-merge/git-rebase-todo"), 0);
+}
+
+/* An index is no protected file: a gitlink the agent drops from it must not
+ * drop what was held at start. */
+Test(model, dropped_gitlink_stays_held)
+{
+	git_init();
+	commit_something(".");
+	embedded_repo(".", "sub");
+	sh("git commit -qm sub");
+	build(NULL);
+	cr_assert_eq(flags_of("sub/.git/hooks"), CFA);
+	sh("git rm -q --cached sub");
+	git_model_changed(model, id_of(""), ".vscode");
+	refresh();
+	cr_assert_eq(flags_of("sub/.git/hooks"), CFA);
+	cr_assert_eq(flags_of("sub/.git/config"), CAR);
 }

@@ -303,3 +303,115 @@ Test(policy, holder_swaps_under_readers)
 		pthread_join(t[i], NULL);
 	policy_holder_free(h);
 }
+
+/* ---- Read-only iteration and the missing-name lookup (oz0fs --check, --explain) ---- */
+
+Test(policy, lookup_missing_finds_a_protected_name)
+{
+	const char *path = NULL, *reason = NULL;
+	unsigned flags = 99;
+
+	cr_assert(policy_lookup_missing(snap, GITDIR, "commondir", &path, &reason, &flags));
+	cr_expect_str_eq(path, ".git/commondir");
+	cr_expect_str_eq(reason, "commondir redirects git");
+	cr_expect_eq(flags, POLICY_MISSING_NONE);
+	cr_assert(policy_lookup_missing(snap, ROOT, ".vscode", NULL, NULL, &flags));
+	cr_expect_eq(flags, POLICY_MISSING_MKDIR_OK);
+}
+
+Test(policy, lookup_missing_misses_other_names_and_parents)
+{
+	const char *path = "x", *reason = "x";
+	unsigned flags = 99;
+
+	cr_expect_not(policy_lookup_missing(snap, GITDIR, "config", &path, &reason, &flags));
+	cr_expect_null(path);
+	cr_expect_null(reason);
+	cr_expect_eq(flags, 0);
+	/* the right name in the wrong folder */
+	cr_expect_not(policy_lookup_missing(snap, ROOT, "commondir", NULL, NULL, NULL));
+	cr_expect_not(policy_lookup_missing(NULL, GITDIR, "commondir", NULL, NULL, NULL));
+}
+
+struct seen {
+	unsigned content, frozen, anchor_only, missing, mkdir_ok;
+	bool hooks_seen;
+};
+
+static void count_object(const struct policy_entry *e, void *data)
+{
+	struct seen *seen = data;
+
+	cr_expect_null(e->name);
+	if (e->flags & POLICY_CONTENT)
+		seen->content++;
+	if (e->flags & POLICY_FROZEN)
+		seen->frozen++;
+	if (e->flags == POLICY_ANCHOR)
+		seen->anchor_only++;
+	if (e->id.ino == HOOKS.ino) {
+		cr_expect_str_eq(e->path, ".git/hooks");
+		cr_expect_str_eq(e->reason, "hooks: git runs them");
+		seen->hooks_seen = true;
+	}
+}
+
+static void count_missing(const struct policy_entry *e, void *data)
+{
+	struct seen *seen = data;
+
+	cr_expect_not_null(e->name);
+	seen->missing++;
+	if (e->flags & POLICY_MISSING_MKDIR_OK) {
+		cr_expect_str_eq(e->name, ".vscode");
+		cr_expect_eq(e->id.ino, ROOT.ino);
+		seen->mkdir_ok++;
+	}
+}
+
+Test(policy, foreach_shows_every_entry_once)
+{
+	struct seen seen = { 0 };
+
+	policy_snapshot_foreach_object(snap, count_object, &seen);
+	policy_snapshot_foreach_missing(snap, count_missing, &seen);
+	cr_expect_eq(seen.content, 3); /* hooks, the hook, config */
+	cr_expect_eq(seen.frozen, 1);
+	cr_expect_eq(seen.anchor_only, 1); /* .git */
+	cr_expect(seen.hooks_seen);
+	cr_expect_eq(seen.missing, 2);
+	cr_expect_eq(seen.mkdir_ok, 1);
+}
+
+static void count_calls(const struct policy_entry *e, void *data)
+{
+	(*(unsigned *)data)++;
+}
+
+Test(policy, foreach_merges_an_object_protected_twice)
+{
+	struct policy_builder *b = policy_builder_new();
+	struct policy_snapshot *s;
+	unsigned calls = 0;
+
+	cr_assert(b);
+	cr_assert_eq(policy_builder_protect(b, CONFIG, POLICY_CONTENT, ".git/config", "first"), 0);
+	cr_assert_eq(policy_builder_protect(b, CONFIG, POLICY_REWRITABLE, ".git/config", "second"), 0);
+	s = policy_builder_finish(b);
+	cr_assert(s);
+	policy_snapshot_foreach_object(s, count_calls, &calls);
+	cr_expect_eq(calls, 1);
+	calls = 0;
+	policy_snapshot_foreach_missing(s, count_calls, &calls);
+	cr_expect_eq(calls, 0);
+	policy_snapshot_release(s);
+}
+
+Test(policy, foreach_on_no_snapshot_calls_nothing)
+{
+	unsigned calls = 0;
+
+	policy_snapshot_foreach_object(NULL, count_calls, &calls);
+	policy_snapshot_foreach_missing(NULL, count_calls, &calls);
+	cr_expect_eq(calls, 0);
+}

@@ -1,0 +1,25 @@
+#include "config.h"
+
+/* libFuzzer harness for the shell parser. Beyond "no crash, no leak, no
+ * hang": a parse either gives a tree and no error, or an error whose code is
+ * the return value and whose position lies inside the input. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "policy/shell.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct shell_ast *ast = NULL;
+	struct shell_error err;
+	int k = shell_parse((const char *)data, size, "fuzz", &ast, &err);
+
+	if (k < 0 && (ast || err.code != k || err.pos > size || !err.what))
+		abort();
+	if (k >= 0 && !ast)
+		abort();
+	shell_ast_free(ast);
+	return 0;
+}

@@ -1,0 +1,183 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "tools/explain-judge.h"
+#include "tools/explain.h"
+#include "tools/json.h"
+#include "tools/tool-args.h"
+#include "tools/tree-model.h"
+
+static const char usage[] =
+        "usage: oz0fs --explain [--json] [--config FILE] DIR PATH\n"
+        "Says whether PATH (relative to DIR, or absolute inside it) is protected by a mount on DIR,\n"
+        "by which rule and why, and what the mount would answer to a write, chmod, rename or create.\n";
+
+/* ---- Output ------------------------------------------------------------------ */
+
+static const char *type_of(const struct explain_target *t)
+{
+	if (!t->exists)
+		return "missing";
+	switch (t->st.st_mode & S_IFMT) {
+	case S_IFREG:
+		return "file";
+	case S_IFDIR:
+		return "folder";
+	case S_IFLNK:
+		return "symbolic link";
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFSOCK:
+		return "socket";
+	default:
+		return "device";
+	}
+}
+
+static void print_answer_text(const struct explanation *e, const struct op_answer *a)
+{
+	if (a->r == 0) {
+		printf("  %s: allowed\n", a->op);
+		return;
+	}
+	printf("  %s: refused%s (%s %s)\n", a->op,
+	       a->r != POLICY_IF_IDENTICAL ? ""
+	       : e->rewritable             ? " unless the new bytes are identical or a harmless configuration change"
+	                                   : " unless the new bytes are identical",
+	       a->v.rule, a->v.path);
+}
+
+static void print_text(const struct explanation *e, const struct explain_target *t, const char *asked)
+{
+	bool link_on_way = t->exists && S_ISLNK(t->st.st_mode) && t->rest;
+
+	printf("%s: ", asked);
+	if (link_on_way)
+		printf("%s on the way is a symbolic link, explained itself (the mount judges no path through a "
+		       "link: what it names is judged by its own identity); ",
+		       t->path);
+	else if (t->rest)
+		printf("%s on the way does not exist; ", t->path);
+	if (!e->rule)
+		printf("not protected\n");
+	else
+		printf("%s (rule %s%s%s): %s\n",
+		       strcmp(e->rule, POLICY_RULE_MISSING) == 0 ? "protected name" : "protected", e->rule,
+		       e->frozen_in ? ", frozen-dir " : "", e->frozen_in ? e->frozen_in : "", e->reason);
+	printf("  type: %s\n", type_of(t));
+	if (e->missing_flags & POLICY_MISSING_MKDIR_OK)
+		printf("  only an empty folder made by mkdir may take this name; the model then protects what lies in "
+		       "it\n");
+	for (size_t i = 0; i < e->n_chain; i++)
+		printf("  because: %s (%s): %s\n", e->chain[i].path, e->chain[i].rule, e->chain[i].reason);
+	for (size_t i = 0; i < e->n_ops; i++)
+		print_answer_text(e, &e->ops[i]);
+}
+
+static void json_field(const char *key, const char *value, bool first)
+{
+	printf("%s\"%s\":", first ? "" : ",", key);
+	json_string(stdout, value);
+}
+
+static void print_json(const struct explanation *e, const struct explain_target *t, const char *asked)
+{
+	bool link_on_way = t->exists && S_ISLNK(t->st.st_mode) && t->rest;
+
+	putchar('{');
+	json_field("asked", asked, true);
+	json_field("path", t->path, false);
+	json_field("type", type_of(t), false);
+	printf(",\"exists\":%s,\"link_on_the_way\":%s,\"protected\":%s", t->exists ? "true" : "false",
+	       link_on_way ? "true" : "false", e->rule ? "true" : "false");
+	json_field("rest", t->rest, false);
+	json_field("rule", e->rule, false);
+	json_field("rule_path", e->rule_path, false);
+	json_field("reason", e->reason, false);
+	json_field("frozen_in", e->frozen_in, false);
+	printf(",\"mkdir_only\":%s,\"chain\":[", e->missing_flags & POLICY_MISSING_MKDIR_OK ? "true" : "false");
+	for (size_t i = 0; i < e->n_chain; i++) {
+		printf("%s{", i ? "," : "");
+		json_field("path", e->chain[i].path, true);
+		json_field("rule", e->chain[i].rule, false);
+		json_field("reason", e->chain[i].reason, false);
+		putchar('}');
+	}
+	printf("],\"ops\":{");
+	for (size_t i = 0; i < e->n_ops; i++) {
+		const struct op_answer *a = &e->ops[i];
+
+		printf("%s\"%s\":{\"allowed\":%s,\"unless_identical\":%s", i ? "," : "", a->op,
+		       a->r == 0 ? "true" : "false", a->r == POLICY_IF_IDENTICAL ? "true" : "false");
+		json_field("rule", a->r ? a->v.rule : NULL, false);
+		json_field("path", a->r ? a->v.path : NULL, false);
+		json_field("reason", a->r ? a->v.reason : NULL, false);
+		putchar('}');
+	}
+	printf("}}\n");
+}
+
+/* ---- The command ------------------------------------------------------------- */
+
+static int explain_in(const struct tree_model *tm, const char *rel, bool json)
+{
+	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ struct explanation *e = calloc(1, sizeof(*e));
+	struct explain_target t;
+	int r;
+
+	if (!e)
+		return -ENOMEM;
+	r = explain_resolve(tm->rootfd, rel, &t, &err);
+	if (r >= 0 && t.exists)
+		r = explain_existing(e, tm->snap, &t);
+	else if (r >= 0)
+		explain_missing(e, tm->snap, &t);
+	if (r >= 0 && json)
+		print_json(e, &t, rel);
+	else if (r >= 0)
+		print_text(e, &t, rel);
+	else if (r != -ENOMEM)
+		fprintf(stderr, "oz0fs --explain: %s: %s\n", rel, err ? err : strerror(-r));
+	explain_target_free(&t);
+	return r;
+}
+
+int explain_main(int argc, char **argv)
+{
+	_cleanup_free_ char *err = NULL, *rel = NULL;
+	struct tree_model tm;
+	struct tool_args a;
+	int r = tool_args_parse(argc, argv, 2, 2, usage, &a);
+
+	if (r != 0)
+		return r > 0 ? 0 : TOOL_EXIT_USAGE;
+	r = explain_tree_relative(a.rest[0], a.rest[1], &rel);
+	if (r == -EXDEV) {
+		fprintf(stderr, "oz0fs --explain: '%s' is not inside '%s'\n", a.rest[1], a.rest[0]);
+		return TOOL_EXIT_USAGE;
+	}
+	if (r >= 0)
+		r = tree_model_open(a.rest[0], a.config, &tm, &err);
+	if (r == -ENOMEM) {
+		fputs("oz0fs --explain: out of memory\n", stderr);
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, "oz0fs --explain: a mount on '%s' would refuse: %s\n", a.rest[0],
+		        err ? err : strerror(-r));
+		return 1;
+	}
+	r = explain_in(&tm, rel, a.json);
+	tree_model_close(&tm);
+	if (r == -ENOMEM)
+		fputs("oz0fs --explain: out of memory\n", stderr);
+	if (r == -EXDEV) /* '..' past the tree: PATH is not inside DIR */
+		return TOOL_EXIT_USAGE;
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,124 @@
+#include "config.h"
+
+#define FUSE_USE_VERSION 314
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "tools/probe-mount.h"
+#include "tools/probes.h"
+
+#define FUSE_DEVICE "/dev/fuse"
+/* Where libfuse looks for its mount helper first (its FUSERMOUNT_DIR). */
+#define FUSERMOUNT            "/usr/bin/fusermount3"
+#define MOUNT_PROBE_TIMEOUT_S 10
+
+static int probe_device(struct report *r)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(FUSE_DEVICE, &st) < 0)
+		return report_add(r, "fuse_device", "FUSE device", REPORT_OFF,
+		                  FUSE_DEVICE " is missing: load the fuse module (modprobe fuse) or, in a "
+		                              "container, pass the device in (--device /dev/fuse)");
+	if (!S_ISCHR(st.st_mode))
+		return report_add(r, "fuse_device", "FUSE device", REPORT_OFF,
+		                  FUSE_DEVICE " is not a character device");
+	fd = open(FUSE_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return report_add(r, "fuse_device", "FUSE device", REPORT_OFF,
+		                  FUSE_DEVICE " (%u:%u) cannot be opened read-write: %m", major(st.st_rdev),
+		                  minor(st.st_rdev));
+	close(fd);
+	return report_add(r, "fuse_device", "FUSE device", REPORT_ON,
+	                  FUSE_DEVICE " (%u:%u) present and opened read-write", major(st.st_rdev), minor(st.st_rdev));
+}
+
+static int probe_libfuse(struct report *r)
+{
+	return report_add(r, "libfuse", "libfuse", fuse_pkgversion(),
+	                  "the library this oz0fs runs with (built against %d.%d)", FUSE_MAJOR_VERSION,
+	                  FUSE_MINOR_VERSION);
+}
+
+/* Without root, libfuse mounts through fusermount3, which must be set-uid root. */
+static int probe_fusermount(struct report *r)
+{
+	bool root = geteuid() == 0;
+	struct stat st;
+
+	if (stat(FUSERMOUNT, &st) < 0)
+		return report_add(r, "fusermount3", "fusermount3", REPORT_OFF,
+		                  FUSERMOUNT " is missing (Debian package fuse3): %s",
+		                  root ? "not needed to mount as root, but needed to unmount as a user"
+		                       : "a user cannot mount without it");
+	if (st.st_uid != 0 || !(st.st_mode & S_ISUID))
+		return report_add(r, "fusermount3", "fusermount3", REPORT_OFF,
+		                  FUSERMOUNT " is not set-user-ID root: %s",
+		                  root ? "not needed to mount as root" : "a user cannot mount with it");
+	return report_add(r, "fusermount3", "fusermount3", REPORT_ON, FUSERMOUNT " present, set-user-ID root%s",
+	                  root ? " (this process is root and mounts without it)" : " (this process mounts through it)");
+}
+
+static int report_mount(struct report *r, const struct fuse_mount_probe *m)
+{
+	if (!m->mounted)
+		return report_add(r, "fuse_mount", "FUSE mount", REPORT_OFF, "cannot mount an empty folder: %s%s",
+		                  m->error, geteuid() == 0 ? "" : " (as a user this needs fusermount3 and /dev/fuse)");
+	if (!m->got_init)
+		return report_add(r, "fuse_mount", "FUSE mount", REPORT_OFF, "mounted an empty folder, but %s",
+		                  m->error);
+	return report_add(r, "fuse_mount", "FUSE mount", REPORT_ON,
+	                  "mounted an empty folder, kernel FUSE protocol %u.%u, and unmounted it", m->major, m->minor);
+}
+
+/* Passthrough is known for sure only from the kernel's INIT request; with no
+ * mount, the kernel version is all there is, and the line says so. */
+static int report_passthrough(struct report *r, const struct fuse_mount_probe *m, const struct utsname *u)
+{
+	static const char daemon_note[] = "oz0fs does not use it yet: libfuse 3.14 has no API for it (3.16 has), so "
+	                                  "every read and write passes through the daemon";
+	unsigned maj = 0, min = 0;
+
+	if (m->got_init)
+		return report_add(
+		        r, "fuse_passthrough", "FUSE passthrough", m->passthrough ? REPORT_ON : REPORT_OFF,
+		        "the kernel %s FUSE_PASSTHROUGH in its INIT request (protocol %u.%u; it needs 7.40, Linux "
+		        "6.9, CONFIG_FUSE_PASSTHROUGH); %s",
+		        m->passthrough ? "offered" : "did not offer", m->major, m->minor, daemon_note);
+	sscanf(u->release, "%u.%u", &maj, &min);
+	bool new_enough = maj > 6 || (maj == 6 && min >= 9);
+	return report_add(r, "fuse_passthrough", "FUSE passthrough", new_enough ? REPORT_ON : REPORT_OFF,
+	                  "by the kernel version only (no mount to ask the kernel): Linux %s is %s 6.9, and "
+	                  "CONFIG_FUSE_PASSTHROUGH is unknown; %s",
+	                  u->release, new_enough ? "at least" : "older than", daemon_note);
+}
+
+int probe_fuse(struct report *r, bool *can_mount)
+{
+	struct fuse_mount_probe m;
+	struct utsname u;
+	int k;
+
+	if ((k = probe_device(r)) < 0 || (k = probe_libfuse(r)) < 0 || (k = probe_fusermount(r)) < 0)
+		return k;
+	k = fuse_mount_probe(MOUNT_PROBE_TIMEOUT_S, &m);
+	if (k < 0)
+		snprintf(m.error, sizeof(m.error), "the probe could not run: %s", strerror(-k));
+	*can_mount = m.mounted && m.got_init;
+	if ((k = report_mount(r, &m)) < 0)
+		return k;
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	if ((k = report_add(r, "kernel", "Kernel", u.release, "%s %s, %s", u.sysname, u.release, u.machine)) < 0)
+		return k;
+	return report_passthrough(r, &m, &u);
+}
