@@ -408,7 +408,7 @@ static int step_in_tree(struct reader *r, const char *origin, const char *rel)
 		return fail(r, negative_errno(), origin, "cannot look at '%s': %m", rel);
 	}
 	if (S_ISLNK(st.st_mode))
-		return fail(r, -ELOOP, origin, "'%s' on the way is a symbolic link", rel);
+		return fail(r, -ELOOP, origin, "'%s' is a symbolic link", rel);
 	return S_ISDIR(st.st_mode);
 }
 

@@ -49,7 +49,7 @@ struct gitcfg_read_opts {
 	const char *root_path; /* the tree's real absolute path, no trailing '/' */
 	const char *gitdir;    /* git dir relative to the tree, e.g. ".git" */
 	const char *commondir; /* common dir relative to the tree; NULL: gitdir */
-	const char *home;      /* $HOME git would see; NULL when unset */
+	const char *home;      /* $HOME git would see, a real path; NULL when unset */
 };
 
 enum gitcfg_file_state {

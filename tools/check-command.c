@@ -10,20 +10,7 @@
 #include "policy/command-rules.h"
 #include "policy/conf.h"
 #include "tools/check-command.h"
-
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			printf("\\%c", *c);
-		else if (*c < 0x20)
-			printf("\\u%04x", *c);
-		else
-			putchar(*c);
-	}
-	putchar('"');
-}
+#include "tools/json.h"
 
 static void report(bool json, int k, const struct command_verdict *v)
 {
@@ -39,11 +26,11 @@ static void report(bool json, int k, const struct command_verdict *v)
 		return;
 	}
 	fputs("{\"allowed\":false,\"rule\":", stdout);
-	json_string(v->rule);
+	json_string(stdout, v->rule);
 	fputs(",\"reason\":", stdout);
-	json_string(v->reason);
+	json_string(stdout, v->reason);
 	fputs(",\"node\":", stdout);
-	json_string(v->node);
+	json_string(stdout, v->node);
 	printf(",\"pos\":%u}\n", v->pos);
 }
 

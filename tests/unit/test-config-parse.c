@@ -102,6 +102,8 @@ Test(config_parse, implicit_true_is_null_and_empty_is_empty)
 	cr_assert_str_eq(s.e[1].value, "");
 }
 
+/* Seed 000, "Reading configured commands" 1: the node reads Git configuration
+ * as Git reads it, including a key on its section header's line. */
 Test(config_parse, key_on_header_line)
 {
 	struct seen s = {0};
@@ -129,6 +131,8 @@ Test(config_parse, value_quotes_escapes_comments)
 	cr_assert_str_eq(s.e[0].value, " x ; y z\t\"w");
 }
 
+/* Seed 000, "Reading configured commands" 1: the node reads Git configuration
+ * as Git reads it, including a value continued with a backslash at the end of a line. */
 Test(config_parse, continuation_joins_lines_and_line_is_the_last)
 {
 	struct seen s = {0};
@@ -139,6 +143,8 @@ Test(config_parse, continuation_joins_lines_and_line_is_the_last)
 	cr_assert_eq(s.e[1].line, 4);
 }
 
+/* Seed 000, "Reading configured commands" 1: the node reads Git configuration
+ * as Git reads it, including a value ending at a NUL byte. */
 Test(config_parse, nul_ends_the_value_not_the_line)
 {
 	static const char text[] = "[a]\nk = ab\0cd\"\nl = w\"\n";

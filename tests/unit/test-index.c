@@ -824,6 +824,58 @@ Test(index, split_bitmap_past_shared_index_refused)
 	free_split(&sp);
 }
 
+/* An index with one entry and a link extension of the given bytes. */
+static void linked_index(struct builder *b, const void *link, size_t n)
+{
+	start(b, 2, 1, GITINDEX_SHA1);
+	entry(b, GITLINK, 0, "sub");
+	extension(b, "link", link, n);
+	finish(b);
+}
+
+Test(index, link_shapes_as_git_reads_them)
+{
+	unsigned char link[20 + 2 * 28 + 1] = {0};
+	struct builder b, bitmaps = {.hash = GITINDEX_SHA1};
+	struct seen s;
+
+	/* An all-zero shared index hash: git reads the index as it is. */
+	linked_index(&b, link, 20);
+	cr_assert_eq(parse(&b, &s, NULL), 1);
+	free(b.buf);
+
+	/* A shared index named, but no bitmaps: git would crash on it. */
+	link[0] = 1;
+	linked_index(&b, link, 20);
+	{
+		struct builder shared;
+		struct gitindex_shared sh;
+		struct gitindex_error err = {0};
+
+		start(&shared, 2, 0, GITINDEX_SHA1);
+		finish(&shared);
+		memcpy(b.buf + b.len - 20 - 20, shared.buf + shared.len - 20, 20);
+		rehash(&b);
+		sh = (struct gitindex_shared){.buf = shared.buf, .len = shared.len};
+		cr_assert_eq(gitindex_parse(b.buf, b.len, "index", GITINDEX_SHA1, &sh, NULL, NULL, &err), -EINVAL);
+		cr_assert(strstr(err.reason, "without its bitmaps"), "%s", err.reason);
+		free(shared.buf);
+	}
+	free(b.buf);
+
+	/* Bytes after the two bitmaps, or a bitmap cut short. */
+	ewah(&bitmaps, 0);
+	ewah(&bitmaps, 0);
+	memcpy(link + 20, bitmaps.buf, bitmaps.len);
+	linked_index(&b, link, 20 + bitmaps.len + 1);
+	expect_refusal(&b, -EINVAL, "bytes after its bitmaps");
+	free(b.buf);
+	linked_index(&b, link, 20 + bitmaps.len - 1);
+	expect_refusal(&b, -EINVAL, "cut short");
+	free(b.buf);
+	free(bitmaps.buf);
+}
+
 /* ---- The reading wrapper -------------------------------------------------- */
 
 static void write_file(int dirfd, const char *name, const void *p, size_t n)
