@@ -220,7 +220,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct gitcfg_config *, gitcfg_config_free)
 
 int model_protect_served(struct model_build *mb, const struct model_served *s, unsigned depth)
 {
-	struct gitcfg_read_opts opts = {.root_path = mb->tree, .gitdir = s->gitdir, .commondir = s->commondir};
+	struct gitcfg_read_opts opts = {.root_path = mb->tree, .gitdir = s->gitdir, .commondir = s->commondir,
+	                                 .home = mb->home};
 	_cleanup_(gitcfg_config_freep) struct gitcfg_config *cfg = NULL;
 	struct gitcfg_read_error err = {0};
 	int r;

@@ -33,6 +33,7 @@ struct model_build {
 	struct policy_builder *b;
 	int rootfd;    /* the tree, never closed here */
 	const char *tree; /* its absolute path, to tell where an absolute pointer leads */
+	const char *home; /* $HOME's real path, for "~/" in include paths, or NULL */
 	char *errmsg;  /* the first refusal, one line */
 	struct model_gitdirs seen;  /* the git directories this build protected */
 	/* NULL for the build at start; afterwards the git directories found

@@ -38,6 +38,7 @@ struct model_target {
 struct git_model {
 	int rootfd;                    /* the caller's, immutable */
 	char *tree;                    /* its absolute path, immutable */
+	char *home;                    /* $HOME's real path at start, or NULL; immutable */
 	struct model_gitdirs known;    /* the git directories found at start, immutable */
 	struct model_gitdirs known_states; /* unfinished rebases' state folders then, immutable */
 	struct model_checkouts known_checkouts; /* submodule checkouts then, immutable */
@@ -117,6 +118,7 @@ static int model_build(struct git_model *m, struct policy_snapshot **out, char *
 		.b = policy_builder_new(),
 		.rootfd = m->rootfd,
 		.tree = m->tree,
+		.home = m->home,
 		.known = first ? NULL : &m->known,
 		.known_states = first ? NULL : &m->known_states,
 	};
@@ -169,6 +171,15 @@ static int tree_path(int rootfd, char **out, char **errmsg)
 	return *out ? 0 : -ENOMEM;
 }
 
+/* The home git would expand "~/" in an include.path to: $HOME, resolved once
+ * so that whether an include lies in the tree is decided on a real path. */
+static char *home_path(void)
+{
+	const char *home = getenv("HOME");
+
+	return home && home[0] == '/' ? realpath(home, NULL) : NULL;
+}
+
 int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model **out, char **errmsg)
 {
 	struct git_model *m = calloc(1, sizeof(*m));
@@ -187,6 +198,8 @@ int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model 
 	r = collect_targets(m, cfg);
 	if (r >= 0)
 		r = tree_path(rootfd, &m->tree, errmsg);
+	if (r >= 0)
+		m->home = home_path();
 	if (r >= 0)
 		r = model_build(m, &s, errmsg, true);
 	if (r >= 0) {
@@ -216,6 +229,7 @@ void git_model_free(struct git_model *m)
 	}
 	free(m->targets);
 	free(m->tree);
+	free(m->home);
 	free(m->known.ids);
 	free(m->known_states.ids);
 	model_checkouts_done(&m->known_checkouts);

@@ -879,6 +879,21 @@ Test(model, included_files)
 	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "later.cfg"), POLICY_RULE_MISSING);
 }
 
+/* "~/" in an include path is the home git would see: one inside the tree
+ * (a sandbox whose HOME is its work tree) makes the included file ours to
+ * protect. */
+Test(model, included_file_in_home_inside_the_tree)
+{
+	_cleanup_free_ char *home = NULL;
+
+	git_init();
+	sh("mkdir home && echo '[core]' > home/inc.cfg && git config include.path '~/inc.cfg'");
+	cr_assert_neq(asprintf(&home, "%s/home", top), -1);
+	cr_assert_eq(setenv("HOME", home, 1), 0);
+	build(NULL);
+	cr_assert_eq(flags_of("home/inc.cfg"), CA);
+}
+
 Test(model, configured_programs)
 {
 	git_init();
