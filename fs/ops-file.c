@@ -159,6 +159,17 @@ static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *n
 	return TAKE_FD(fd);
 }
 
+/* openat() as the calling process, so that what it creates is the caller's. */
+static int open_as_caller(struct fs *fs, fuse_req_t req, int dirfd, const char *name, int flags, mode_t mode)
+{
+	_cleanup_caller_ struct caller_saved c = {0};
+	int r = fs_become_caller(fs, req, &c);
+	if (r < 0)
+		return r;
+	int fd = openat(dirfd, name, flags, mode);
+	return fd < 0 ? negative_errno() : fd;
+}
+
 /* Creates NAME as the caller; -EEXIST if it appeared meanwhile. */
 static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int dirfd, const char *name, mode_t mode,
                       int flags)
@@ -170,15 +181,10 @@ static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int d
 	int r = judge_add(fs, req, s, POLICY_OP_CREATE, pid, name);
 	if (r < 0)
 		return r;
-	{
-		_cleanup_caller_ struct caller_saved c = {0};
-		r = fs_become_caller(fs, req, &c);
-		if (r < 0)
-			return r;
-		fd = openat(dirfd, name, backing_flags(fs, flags) | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd < 0)
-			return negative_errno();
-	}
+	fd = open_as_caller(fs, req, dirfd, name, backing_flags(fs, flags) | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	                    mode);
+	if (fd < 0)
+		return fd;
 	judge_changed(fs, s, pid, name);
 	return fd;
 }
@@ -236,15 +242,9 @@ static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_
 	int r = inode_fd_acquire(fs->table, parent, &p);
 	if (r < 0)
 		return r;
-	{
-		_cleanup_caller_ struct caller_saved c = {0};
-		r = fs_become_caller(fs, req, &c);
-		if (r < 0)
-			return r;
-		fd = openat(p.fd, ".", tmpfile_flags(fs, fi->flags) | O_CLOEXEC, mode);
-		if (fd < 0)
-			return negative_errno();
-	}
+	fd = open_as_caller(fs, req, p.fd, ".", tmpfile_flags(fs, fi->flags) | O_CLOEXEC, mode);
+	if (fd < 0)
+		return fd;
 	memset(e, 0, sizeof(*e));
 	r = inode_adopt(fs->table, fd, &e->attr, &i);
 	if (r < 0) {
