@@ -361,6 +361,15 @@ check_unchanged() {
 	fi
 }
 
+# one_commit_repo DIR NAME TEXT: a new repository whose one commit holds the
+# file NAME with TEXT.
+one_commit_repo() {
+	git init -q "$1"
+	echo "$3" >"$1/$2"
+	git -C "$1" add "$2"
+	git -C "$1" commit -qm "$2"
+}
+
 # oz_git_env: git with a fixed identity and neither the user's nor the
 # system's configuration, so that the tests see the same git everywhere.
 oz_git_env() {

@@ -14,11 +14,8 @@ PROTECTED=(.git/hooks .git/config .git/config.worktree .git/commondir
 # a hard link to the hook made before the mount, an xattr on config, and a
 # linked worktree (a tree whose .git is a file).
 make_tree() {
-	git init -q "$T/src"
+	one_commit_repo "$T/src" README hello
 	cd "$T/src"
-	echo hello >README
-	git add README
-	git commit -qm init
 	printf '#!/bin/sh\necho checked\n' >"$HOOK"
 	chmod 755 "$HOOK"
 	mkdir .codex

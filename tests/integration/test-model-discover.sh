@@ -13,14 +13,8 @@ FILE_OK="protocol.file.allow=always"
 
 # make_sources: the submodules' upstreams, outside the tree.
 make_sources() {
-	git init -q "$T/inner"
-	echo i >"$T/inner/i"
-	git -C "$T/inner" add i
-	git -C "$T/inner" commit -qm i
-	git init -q "$T/mid"
-	echo m >"$T/mid/m"
-	git -C "$T/mid" add m
-	git -C "$T/mid" commit -qm m
+	one_commit_repo "$T/inner" i i
+	one_commit_repo "$T/mid" m m
 	git -C "$T/mid" -c "$FILE_OK" submodule add -q "$T/inner" inner
 	git -C "$T/mid" commit -qm inner
 }
@@ -28,11 +22,8 @@ make_sources() {
 # make_tree: a repository with submodules two levels deep and a linked
 # worktree (wt) inside the tree with its own config.worktree.
 make_tree() {
-	git init -q "$T/src"
+	one_commit_repo "$T/src" README hello
 	cd "$T/src"
-	echo hello >README
-	git add README
-	git commit -qm init
 	git -c "$FILE_OK" submodule add -q "$T/mid" mid
 	git commit -qm mid
 	git -c "$FILE_OK" submodule update -q --init --recursive

@@ -69,10 +69,7 @@ git_worktree() {
 
 # The submodule's source is a local repository outside the mount.
 git_submodule() {
-	git init -q "$T/subsrc"
-	echo lib >"$T/subsrc/lib.c"
-	git -C "$T/subsrc" add lib.c
-	git -C "$T/subsrc" commit -qm lib
+	one_commit_repo "$T/subsrc" lib.c lib
 	check "git submodule add" git -C "$M" -c protocol.file.allow=always submodule add -q "$T/subsrc" lib
 	check "commit the submodule" git -C "$M" commit -qm "add lib"
 	check "git submodule update" git -C "$M" -c protocol.file.allow=always submodule update
