@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/read-file.h"
 #include "policy/conf.h"
 
 /* A config larger than this is not a config; reading stops there. */
@@ -414,32 +415,20 @@ static int file_error(char **errmsg, int error, const char *fmt, ...)
 static int read_config_file(const char *file, char **buf, size_t *len, char **errmsg)
 {
 	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	_cleanup_free_ char *data = NULL;
-	size_t n = 0;
 	struct stat st;
+	int r;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return file_error(errmsg, negative_errno(), "%s: cannot read: %m", file);
 	if (!S_ISREG(st.st_mode))
 		return file_error(errmsg, -EINVAL, "%s: not a regular file", file);
-	data = malloc(CONFIG_MAX_BYTES + 1);
-	if (!data)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r = read(fd, data + n, CONFIG_MAX_BYTES + 1 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return file_error(errmsg, negative_errno(), "%s: cannot read: %m", file);
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > CONFIG_MAX_BYTES)
-			return file_error(errmsg, -EFBIG, "%s: larger than %d bytes", file, CONFIG_MAX_BYTES);
-	}
-	*buf = TAKE_PTR(data);
-	*len = n;
+	r = read_fd_bounded(fd, (size_t)st.st_size, CONFIG_MAX_BYTES, buf, len);
+	if (r == -EFBIG)
+		return file_error(errmsg, r, "%s: larger than %d bytes", file, CONFIG_MAX_BYTES);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return file_error(errmsg, r, "%s: cannot read: %s", file, strerror(-r));
 	return 0;
 }
 
