@@ -14,8 +14,14 @@ enum fs_cache {
 	FS_CACHE_ALWAYS, /* an exclusive mount: long timeouts, keep_cache, writeback */
 };
 
+enum fs_passthrough {
+	FS_PASSTHROUGH_AUTO, /* the kernel does file I/O itself where it can */
+	FS_PASSTHROUGH_OFF,  /* every read and write is a request to the daemon */
+};
+
 struct fs_options {
 	enum fs_cache cache;
+	enum fs_passthrough passthrough;
 	bool allow_other;
 	bool default_permissions;
 	bool read_only;

@@ -7,6 +7,17 @@
 #include "git/model.h"
 #include "policy/audit.h"
 
+/* ASK(check) asks the policy. Only for the benchmark, oz0fs-nojudge
+ * (tests/bench, built by `make bench`, never installed) is compiled with
+ * OZ0_JUDGE_ALLOWS_ALL: every decision then allows without asking, so that
+ * the two binaries differ by the judge's decisions alone. The snapshot is
+ * still taken, as judge_changed needs it to keep the model up to date. */
+#ifdef OZ0_JUDGE_ALLOWS_ALL
+#define ASK(check) ((void)sizeof(check), 0)
+#else
+#define ASK(check) (check)
+#endif
+
 const struct policy_snapshot *judge_acquire(struct fs *fs)
 {
 	return policy_holder_acquire(git_model_holder(fs->model));
@@ -39,28 +50,28 @@ int judge_object(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s,
                  struct policy_id obj, unsigned long flags)
 {
 	struct policy_verdict v;
-	return judged(fs, req, policy_check_object(s, op, obj, &v), op, &v, flags);
+	return judged(fs, req, ASK(policy_check_object(s, op, obj, &v)), op, &v, flags);
 }
 
 int judge_add(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
               struct policy_id parent, const char *name)
 {
 	struct policy_verdict v;
-	return judged(fs, req, policy_check_add(s, op, parent, name, &v), op, &v, 0);
+	return judged(fs, req, ASK(policy_check_add(s, op, parent, name, &v)), op, &v, 0);
 }
 
 int judge_link(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, struct policy_id obj,
                struct policy_id newparent, const char *newname)
 {
 	struct policy_verdict v;
-	return judged(fs, req, policy_check_link(s, obj, newparent, newname, &v), POLICY_OP_LINK, &v, 0);
+	return judged(fs, req, ASK(policy_check_link(s, obj, newparent, newname, &v)), POLICY_OP_LINK, &v, 0);
 }
 
 int judge_remove(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s, enum policy_op op,
                  struct policy_id parent, const char *name, struct policy_id child)
 {
 	struct policy_verdict v;
-	return judged(fs, req, policy_check_remove(s, op, parent, name, child, &v), op, &v, 0);
+	return judged(fs, req, ASK(policy_check_remove(s, op, parent, name, child, &v)), op, &v, 0);
 }
 
 static enum policy_op rename_op(unsigned flags)
@@ -72,7 +83,7 @@ int judge_rename(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s,
                  const char *oldname, struct policy_id oldobj, struct policy_id newparent, const char *newname,
                  const struct policy_id *newobj, unsigned flags, struct policy_verdict *v)
 {
-	int r = policy_check_rename(s, oldparent, oldname, oldobj, newparent, newname, newobj, flags, v);
+	int r = ASK(policy_check_rename(s, oldparent, oldname, oldobj, newparent, newname, newobj, flags, v));
 	return r == POLICY_IF_IDENTICAL ? r : judged(fs, req, r, rename_op(flags), v, flags);
 }
 
@@ -87,8 +98,24 @@ int judge_fail_closed(struct fs *fs, fuse_req_t req, enum policy_op op, const ch
 	return judge_refuse(fs, req, policy_op_name(op), &v, 0);
 }
 
-void judge_changed(struct fs *fs, const struct policy_snapshot *s, struct policy_id parent, const char *name)
+void judge_changed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
+                   const char *name)
 {
 	if (s && policy_watched(s, parent, name))
 		git_model_changed(fs->model, parent, name);
+	if (git_model_follows(fs->model, parent, name))
+		git_model_note(fs->model, parentfd, parent, name);
+}
+
+void judge_removed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
+                   const char *name, struct policy_id child)
+{
+	git_model_forget(fs->model, child);
+	judge_changed(fs, s, parentfd, parent, name);
+}
+
+void judge_written(struct fs *fs, struct policy_id obj)
+{
+	if (git_model_follows_file(fs->model, obj))
+		git_model_note_written(fs->model, obj);
 }

@@ -4,7 +4,7 @@
  *   _cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
  *   r = judge_add(fs, req, s, POLICY_OP_MKDIR, parent, name);
  *   ...do it...
- *   judge_changed(fs, s, parent, name);
+ *   judge_changed(fs, s, parentfd, parent, name);
  *
  * Every judge_* returns 0 to allow or -EACCES after auditing the refusal.
  */
@@ -36,6 +36,13 @@ int judge_refuse(struct fs *fs, fuse_req_t req, const char *op_name, const struc
 /* Refuses, fail-closed, an operation whose object could not be examined. */
 int judge_fail_closed(struct fs *fs, fuse_req_t req, enum policy_op op, const char *name, int error);
 
-/* Tells the model that NAME in PARENT was created, removed or replaced, if
- * the snapshot asked to hear of it. Call before replying. */
-void judge_changed(struct fs *fs, const struct policy_snapshot *s, struct policy_id parent, const char *name);
+/* Tells the model that NAME in PARENT (open as PARENTFD) was created, removed
+ * or replaced, if the snapshot or the live model asked to hear of it. Call
+ * before replying. */
+void judge_changed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
+                   const char *name);
+/* The same after CHILD was removed from PARENT as NAME. */
+void judge_removed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
+                   const char *name, struct policy_id child);
+/* A descriptor that wrote OBJ was closed. */
+void judge_written(struct fs *fs, struct policy_id obj);

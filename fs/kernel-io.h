@@ -14,6 +14,12 @@
  * It also passes O_TMPFILE on, which libfuse 3.14 answers ENOSYS: a TMPFILE
  * request has CREATE's arguments and reply, so it reaches op_create as one,
  * with kernel_io_tmpfile() true and the name "/".
+ *
+ * And FUSE passthrough (protocol 7.40), which libfuse 3.14 cannot negotiate:
+ * when op_init accepts it, the INIT reply says so, and an open or create
+ * reply may name a backing file (an fd the daemon registered with the
+ * kernel) that the kernel then reads and writes itself, without a request
+ * per call. The reply patch is noted per thread, as the flags above.
  */
 #pragma once
 
@@ -27,3 +33,23 @@ int kernel_io_install(struct fuse_session *se);
 bool kernel_io_kill_suidgid(void);
 /* Whether the CREATE this thread is handling is an O_TMPFILE open. */
 bool kernel_io_tmpfile(void);
+
+/* During op_init: the INIT request offered passthrough and this daemon may
+ * use it (it has CAP_SYS_ADMIN). */
+bool kernel_io_passthrough_offered(void);
+/* During op_init: accept passthrough in the INIT reply (if offered). The
+ * kernel refuses it beside the writeback cache, so op_init must not want
+ * that. */
+void kernel_io_passthrough_accept(void);
+/* After INIT: the kernel granted passthrough. */
+bool kernel_io_passthrough(void);
+/* Registers the open file FD as a backing file. Returns its id (> 0), or
+ * -errno: -EPERM when passthrough is not granted or not allowed to this
+ * daemon, -ELOOP when FD's file system is stacked too deep. The kernel holds
+ * its own reference to the file: FD may be closed afterwards. */
+int kernel_io_backing_open(int fd);
+/* Drops the registration (open files that use it keep the file). */
+void kernel_io_backing_close(int id);
+/* The reply to the open or create this thread is handling is to carry
+ * FOPEN_PASSTHROUGH and backing file ID. */
+void kernel_io_reply_backing(int id);

@@ -36,14 +36,29 @@ static void fuse_log_to_ours(enum fuse_log_level level, const char *fmt, va_list
 	log_debug("libfuse: %s", fuse_last_message);
 }
 
-static void op_init(void *userdata, struct fuse_conn_info *conn)
+/* Passthrough or the writeback cache: the kernel takes one or the other.
+ * Passthrough wins where it is offered to a daemon that may use it: the
+ * kernel then reads and writes the tree's files at native speed, and its
+ * page cache is the tree's own, shared with every process outside. */
+static bool choose_io(struct fs *fs, struct fuse_conn_info *conn)
 {
-	struct fs *fs = userdata;
-
+	if (fs->opt.passthrough == FS_PASSTHROUGH_AUTO && kernel_io_passthrough_offered()) {
+		kernel_io_passthrough_accept();
+		conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+		return true;
+	}
 	if (fs->opt.cache == FS_CACHE_ALWAYS && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
 		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
 		fs->writeback = true;
 	}
+	return false;
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct fs *fs = userdata;
+
+	bool passthrough = choose_io(fs, conn);
 	if (fs->opt.cache == FS_CACHE_ALWAYS && (conn->capable & FUSE_CAP_CACHE_SYMLINKS))
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
@@ -54,8 +69,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * clear them on write, truncate and chown, as it does for a local file. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->time_gran = 1;
-	log_debug("FUSE protocol %u.%u, writeback cache %s", conn->proto_major, conn->proto_minor,
-	          fs->writeback ? "on" : "off");
+	log_debug("FUSE protocol %u.%u, writeback cache %s, passthrough %s", conn->proto_major, conn->proto_minor,
+	          fs->writeback ? "on" : "off", passthrough ? "asked" : "off");
 }
 
 static double timeout_for(enum fs_cache cache)

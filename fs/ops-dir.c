@@ -65,7 +65,7 @@ static int do_make(struct fs *fs, fuse_req_t req, struct inode *parent, const ch
 	}
 	if (r < 0)
 		return r;
-	judge_changed(fs, s, pid, name);
+	judge_changed(fs, s, p.fd, pid, name);
 	return fs_lookup_entry(fs, parent, name, e);
 }
 
@@ -126,7 +126,7 @@ static int do_link(struct fs *fs, fuse_req_t req, struct inode *i, struct inode 
 		r = link_fd(fs, f.fd, p.fd, newname);
 	if (r < 0)
 		return r;
-	judge_changed(fs, s, pid, newname);
+	judge_changed(fs, s, p.fd, pid, newname);
 	return fs_lookup_entry(fs, newparent, newname, e);
 }
 
@@ -169,7 +169,7 @@ static int do_remove(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 		return r;
 	if (unlinkat(p.fd, name, op == POLICY_OP_RMDIR ? AT_REMOVEDIR : 0) < 0)
 		return negative_errno();
-	judge_changed(fs, s, pid, name);
+	judge_removed(fs, s, p.fd, pid, name, stat_policy_id(&st));
 	return 0;
 }
 
@@ -281,8 +281,8 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	}
 	if (r < 0)
 		return r;
-	judge_changed(fs, s, from.parent, name);
-	judge_changed(fs, s, to.parent, newname);
+	judge_changed(fs, s, from.dir.fd, from.parent, name);
+	judge_changed(fs, s, to.dir.fd, to.parent, newname);
 	return r;
 }
 
@@ -320,6 +320,19 @@ static struct dir_handle *dir_handle_of(const struct fuse_file_info *fi)
 	return (struct dir_handle *)(uintptr_t)fi->fh;
 }
 
+static void dir_handle_free(struct dir_handle *d)
+{
+	if (d) {
+		closedir(d->dp);
+		free(d);
+	}
+}
+
+static void dir_handle_freep(struct dir_handle **d)
+{
+	dir_handle_free(*d);
+}
+
 static int do_opendir(struct fs *fs, struct inode *i, struct fuse_file_info *fi)
 {
 	_cleanup_free_ struct dir_handle *d = calloc(1, sizeof(*d));
@@ -340,17 +353,30 @@ static int do_opendir(struct fs *fs, struct inode *i, struct fuse_file_info *fi)
 	return 0;
 }
 
+/* With cache=always the kernel is told that opendir is not supported: it then
+ * opens folders without asking (no OPENDIR or RELEASEDIR round trip, two per
+ * folder a walk visits), and keeps their listings in its cache (its default
+ * for a daemon without opendir is FOPEN_KEEP_CACHE | FOPEN_CACHE_DIR), which
+ * every change made through the mount invalidates. Listing needs no judge.
+ * READDIR then comes with no handle, and opens the folder for the request. */
+static bool opendir_unsupported(const struct fs *fs)
+{
+	return fs->opt.cache == FS_CACHE_ALWAYS;
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 
+	if (opendir_unsupported(fs)) {
+		fs_reply_err(req, -ENOSYS);
+		return;
+	}
 	int r = do_opendir(fs, fs_inode(fs, ino), fi);
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_open(req, fi) != 0) {
-		struct dir_handle *d = dir_handle_of(fi);
-		closedir(d->dp);
-		free(d);
+		dir_handle_free(dir_handle_of(fi));
 	}
 }
 
@@ -420,14 +446,35 @@ static int fill_dir(struct fs *fs, fuse_req_t req, struct inode *dir, struct dir
 	return (int)(size - rem);
 }
 
+/* The handle of FI, or one opened for this request (none was: see
+ * opendir_unsupported()), which *OWNED then holds. */
+static int dir_handle_for(struct fs *fs, struct inode *i, struct fuse_file_info *fi, struct dir_handle **owned,
+                          struct dir_handle **out)
+{
+	struct fuse_file_info mine = {0};
+	int r;
+
+	if (fi->fh) {
+		*out = dir_handle_of(fi);
+		return 0;
+	}
+	r = do_opendir(fs, i, &mine);
+	if (r < 0)
+		return r;
+	*owned = *out = dir_handle_of(&mine);
+	return 0;
+}
+
 static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, struct fuse_file_info *fi, bool plus)
 {
 	struct fs *fs = fs_of(req);
-	struct dir_handle *d = dir_handle_of(fi);
+	_cleanup_(dir_handle_freep) struct dir_handle *owned = NULL;
+	struct dir_handle *d;
 	_cleanup_free_ char *buf = malloc(size);
 
-	if (!buf) {
-		fs_reply_err(req, -ENOMEM);
+	int r = buf ? dir_handle_for(fs, fs_inode(fs, ino), fi, &owned, &d) : -ENOMEM;
+	if (r < 0) {
+		fs_reply_err(req, r);
 		return;
 	}
 	if (offset != d->offset) {
@@ -435,7 +482,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset
 		d->entry = NULL;
 		d->offset = offset;
 	}
-	int r = fill_dir(fs, req, fs_inode(fs, ino), d, buf, size, plus);
+	r = fill_dir(fs, req, fs_inode(fs, ino), d, buf, size, plus);
 	if (r < 0)
 		fs_reply_err(req, r);
 	else
@@ -454,19 +501,20 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct dir_handle *d = dir_handle_of(fi);
-
-	closedir(d->dp);
-	free(d);
+	dir_handle_free(dir_handle_of(fi));
 	fs_reply_err(req, 0);
 }
 
 static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	int fd = dirfd(dir_handle_of(fi)->dp);
-	int r = datasync ? fdatasync(fd) : fsync(fd);
+	struct fs *fs = fs_of(req);
+	_cleanup_(dir_handle_freep) struct dir_handle *owned = NULL;
+	struct dir_handle *d;
 
-	fs_reply_err(req, r < 0 ? negative_errno() : 0);
+	int r = dir_handle_for(fs, fs_inode(fs, ino), fi, &owned, &d);
+	if (r >= 0)
+		r = (datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp))) < 0 ? negative_errno() : 0;
+	fs_reply_err(req, r);
 }
 
 void fs_ops_dir(struct fuse_lowlevel_ops *ops)

@@ -254,6 +254,24 @@ static int drop_unchanged_times(struct fs *fs, struct policy_id id, const struct
 	return valid;
 }
 
+/* git init probes core.fileMode by flipping the owner's execute bit of
+ * .git/config and back, and fails if it cannot then record the answer. On a
+ * Git configuration (POLICY_REWRITABLE) the execute bits mean nothing to
+ * git, so a chmod that changes only those is not asked about. Returns the
+ * mask to judge. */
+static int drop_harmless_mode(struct fs *fs, struct policy_id id, const struct stat *now, const struct stat *attr,
+                              int valid)
+{
+	const mode_t exec_bits = S_IXUSR | S_IXGRP | S_IXOTH;
+
+	if (!(valid & FUSE_SET_ATTR_MODE) || ((now->st_mode ^ attr->st_mode) & 07777 & ~exec_bits))
+		return valid;
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	if (s && (policy_lookup(s, id, NULL, NULL) & POLICY_REWRITABLE))
+		valid &= ~FUSE_SET_ATTR_MODE;
+	return valid;
+}
+
 static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const struct stat *attr, int valid,
                       const struct fuse_file_info *fi, struct stat *st)
 {
@@ -261,12 +279,14 @@ static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const stru
 	int fh = fi ? (int)fi->fh : -1;
 
 	int r = inode_fd_acquire(fs->table, i, &f);
-	if (r >= 0 && (valid & SETATTR_TIMES)) {
+	int judged = valid;
+	if (r >= 0 && (valid & (SETATTR_TIMES | FUSE_SET_ATTR_MODE))) {
 		r = stat_fd(f.fd, fh, st);
 		valid = drop_unchanged_times(fs, fs_policy_id(i), st, attr, valid);
+		judged = drop_harmless_mode(fs, fs_policy_id(i), st, attr, valid);
 	}
 	if (r >= 0)
-		r = judge_setattr(fs, req, fs_policy_id(i), valid);
+		r = judge_setattr(fs, req, fs_policy_id(i), judged);
 	if (r >= 0 && (valid & FUSE_SET_ATTR_MODE))
 		r = set_mode(fs, f.fd, fh, attr->st_mode);
 	if (r >= 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))

@@ -5,16 +5,25 @@
  * operations it keeps them locally, with the exact semantics of a local file
  * system among every process that uses the mount. Done here instead, every
  * lock would belong to the daemon, so POSIX owners could not be told apart.
- * Locks taken on the underlying tree from outside the mount are not seen. */
+ * Locks taken on the underlying tree from outside the mount are not seen.
+ *
+ * With FUSE passthrough (see fs/kernel-io.h) an open judged and made here
+ * names its backing file in the reply, and the kernel reads, writes and maps
+ * the tree's file itself: read and write below then serve only the opens
+ * that cannot pass through. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/log.h"
 #include "fs/internal.h"
 #include "fs/judge.h"
 #include "fs/kernel-io.h"
@@ -78,10 +87,172 @@ static int backing_flags(const struct fs *fs, int flags)
 	return flags;
 }
 
+/* With passthrough the kernel's page cache of an inode may hold what its
+ * backing file has since changed beneath it: an open that uses the cache
+ * starts afresh. */
 static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd)
 {
 	fi->fh = (uint64_t)fd;
-	fi->keep_cache = fs->opt.cache == FS_CACHE_ALWAYS;
+	fi->keep_cache = fs->opt.cache == FS_CACHE_ALWAYS && !kernel_io_passthrough();
+	/* Without the writeback cache a close has nothing to write back, and
+	 * locks are the kernel's: a FLUSH would be a round trip per close that
+	 * does nothing (FOPEN_NOFLUSH; the kernel ignores it with writeback). */
+	fi->noflush = !fs->writeback;
+}
+
+/* ---- Passthrough ------------------------------------------------------------ */
+
+/* How the kernel does the I/O of an inode's open files. While any is open,
+ * the kernel insists that they all agree: all use its page cache (and the
+ * daemon), or all name one and the same registered backing file; an open
+ * that differs fails with EIO. So the daemon counts, per inode, the opens it
+ * replied to until their release, and answers a new open as the others
+ * were. The kernel drops an open before it sends the release: the count
+ * here is never below the kernel's.
+ *
+ * The backing id lives as long as the count (one per inode, not per open:
+ * a second id would be a different backing file to the kernel, EBUSY). The
+ * kernel keeps its own reference to the file from the first open reply on,
+ * so the id is released with the last open, not with the files. */
+struct io_mode {
+	fuse_ino_t ino;
+	unsigned opens;
+	int backing_id; /* > 0: passthrough; 0: the page cache */
+	bool writable;  /* the backing file is open for writing too */
+	struct io_mode *next;
+};
+
+#define IO_MODE_BUCKETS 1024
+static pthread_mutex_t io_modes_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct io_mode *io_modes[IO_MODE_BUCKETS]; /* protected by io_modes_lock */
+/* Cleared for good when the kernel refuses backing files to this daemon. */
+static atomic_bool backing_allowed = true;
+static atomic_bool backing_refusal_logged;
+
+static struct io_mode **io_mode_slot(fuse_ino_t ino)
+{
+	struct io_mode **p = &io_modes[(ino >> 4) % IO_MODE_BUCKETS];
+
+	while (*p && (*p)->ino != ino)
+		p = &(*p)->next;
+	return p;
+}
+
+/* An fd of FD's file for the kernel to read (and, if WRITE, write) through.
+ * Every open of the inode shares it, so it must not carry one caller's
+ * O_APPEND or O_SYNC (the kernel passes those per call), nor be write-only:
+ * FD itself when it is clean, else the file reopened through
+ * /proc/self/fd. Returns an fd, owned by the caller when not FD, or -errno. */
+static int backing_fd(struct fs *fs, int fd, bool write)
+{
+	int want = write ? O_RDWR : O_RDONLY;
+	int fl = fcntl(fd, F_GETFL);
+	char name[16];
+
+	if (fl < 0)
+		return negative_errno();
+	if ((fl & O_ACCMODE) == want && !(fl & (O_APPEND | O_SYNC | O_DSYNC | O_DIRECT)))
+		return fd;
+	snprintf(name, sizeof(name), "%d", fd);
+	int b = openat(inode_table_proc_fd(fs->table), name, want | O_CLOEXEC);
+	return b < 0 ? negative_errno() : b;
+}
+
+/* Logged once: the reason is the same for every file (no CAP_SYS_ADMIN, a
+ * tree on a stacked file system). */
+static void backing_refused(int r)
+{
+	if (r == -EPERM)
+		atomic_store(&backing_allowed, false);
+	if (!atomic_exchange(&backing_refusal_logged, true))
+		log_debug("passthrough: cannot register a backing file (%s); such files go through the daemon%s",
+		          strerror(-r), r == -EPERM ? ", all from now on" : "");
+}
+
+/* Registers FD's file as a backing file. Returns its id, or 0 when the
+ * open is to use the page cache instead. */
+static int backing_register(struct fs *fs, int fd, bool write)
+{
+	int b = backing_fd(fs, fd, write);
+	int id = b < 0 ? b : kernel_io_backing_open(b);
+
+	if (b >= 0 && b != fd)
+		close(b);
+	if (id > 0)
+		return id;
+	backing_refused(id);
+	return 0;
+}
+
+/* The first open of INO: passthrough unless SETID (the kernel writes to a
+ * backing file as the daemon, root, and would keep set-id bits that a write
+ * by an unprivileged caller must clear) or refused. */
+static int io_mode_new(struct fs *fs, fuse_ino_t ino, int fd, bool write, bool setid, struct io_mode **slot)
+{
+	struct io_mode *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->ino = ino;
+	if (!setid && atomic_load(&backing_allowed))
+		m->backing_id = backing_register(fs, fd, write);
+	m->writable = m->backing_id && write;
+	*slot = m;
+	return 0;
+}
+
+/* Decides how the kernel does the I/O of the open of INO the daemon made as
+ * FD, counts it until io_mode_release, and notes the backing file for the
+ * reply. An open that must not or cannot use the inode's backing file as it
+ * is (set-id, or a write through a read-only one) still names it, as the
+ * kernel requires, but with direct_io: its reads and writes come to the
+ * daemon, only its mappings use the backing file. */
+static int io_mode_open(struct fs *fs, fuse_ino_t ino, int fd, struct fuse_file_info *fi)
+{
+	bool write = (fi->flags & O_ACCMODE) != O_RDONLY;
+	struct stat st;
+	int r = 0;
+
+	if (!kernel_io_passthrough())
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return 0; /* the kernel sends no open for anything else */
+	bool setid = st.st_mode & (S_ISUID | S_ISGID);
+	pthread_mutex_lock(&io_modes_lock);
+	struct io_mode **slot = io_mode_slot(ino);
+	if (!*slot)
+		r = io_mode_new(fs, ino, fd, write, setid, slot);
+	if (r == 0) {
+		struct io_mode *m = *slot;
+		m->opens++;
+		if (m->backing_id) {
+			fi->direct_io = setid || (write && !m->writable);
+			kernel_io_reply_backing(m->backing_id);
+		}
+	}
+	pthread_mutex_unlock(&io_modes_lock);
+	return r;
+}
+
+/* An open of INO was released, or its reply never reached the kernel. */
+static void io_mode_release(fuse_ino_t ino)
+{
+	struct io_mode *m = NULL;
+
+	if (!kernel_io_passthrough())
+		return;
+	pthread_mutex_lock(&io_modes_lock);
+	struct io_mode **slot = io_mode_slot(ino);
+	if (*slot && --(*slot)->opens == 0) {
+		m = *slot;
+		*slot = m->next;
+	}
+	pthread_mutex_unlock(&io_modes_lock);
+	if (m && m->backing_id)
+		kernel_io_backing_close(m->backing_id);
+	free(m);
 }
 
 /* Opens the inode I, or NAME in DIRFD when I is NULL. */
@@ -116,6 +287,11 @@ static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_f
 	int fd = opened(fs, req, fs_ino(fs, i), open_backing(fs, i, -1, NULL, fi->flags));
 	if (fd < 0)
 		return fd;
+	int r = io_mode_open(fs, fs_ino(fs, i), fd, fi);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	set_open_reply(fs, fi, fd);
 	return 0;
 }
@@ -125,10 +301,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = fs_of(req);
 
 	int r = do_open(fs, req, fs_inode(fs, ino), fi);
-	if (r < 0)
+	if (r < 0) {
 		fs_reply_err(req, r);
-	else if (fuse_reply_open(req, fi) != 0)
+	} else if (fuse_reply_open(req, fi) != 0) {
 		close((int)fi->fh);
+		io_mode_release(ino);
+	}
 }
 
 /* create() of a name that exists already (no O_EXCL) is an open of it,
@@ -185,7 +363,7 @@ static int create_new(struct fs *fs, fuse_req_t req, struct inode *parent, int d
 	                    mode);
 	if (fd < 0)
 		return fd;
-	judge_changed(fs, s, pid, name);
+	judge_changed(fs, s, dirfd, pid, name);
 	return fd;
 }
 
@@ -219,6 +397,11 @@ static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	int r = fs_lookup_entry(fs, parent, name, e);
 	if (r < 0)
 		return r;
+	r = io_mode_open(fs, e->ino, fd, fi);
+	if (r < 0) {
+		fs_entry_forget(fs, e);
+		return r;
+	}
 	set_open_reply(fs, fi, TAKE_FD(fd));
 	return 0;
 }
@@ -253,6 +436,12 @@ static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_
 	}
 	e->ino = fs_ino(fs, i);
 	e->attr_timeout = e->entry_timeout = fs->timeout;
+	r = io_mode_open(fs, e->ino, fd, fi);
+	if (r < 0) {
+		fs_entry_forget(fs, e);
+		close(fd);
+		return r;
+	}
 	set_open_reply(fs, fi, fd);
 	return 0;
 }
@@ -267,6 +456,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_create(req, &e, fi) != 0) {
+		io_mode_release(e.ino); /* before the forget may free the inode */
 		fs_entry_forget(fs, &e);
 		close((int)fi->fh);
 	}
@@ -316,7 +506,12 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
+
 	close((int)fi->fh);
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		judge_written(fs, fs_policy_id(fs_inode(fs, ino)));
+	io_mode_release(ino);
 	fs_reply_err(req, 0);
 }
 

@@ -167,7 +167,7 @@ static int resolve_in_worktree(const struct config_ctx *c, const char *path, cha
 		*out = strdup(c->s->worktree);
 		return *out ? 1 : -ENOMEM;
 	}
-	return discover_resolve(c->mb->tree, c->s->worktree, clean, n, out, why);
+	return discover_resolve(c->mb->tree, c->mb->seen_as, c->s->worktree, clean, n, out, why);
 }
 
 /* Holds PATH, which SOURCE ("core.fsmonitor in .git/config") names, AS
@@ -233,30 +233,46 @@ int model_hold_command(struct model_build *mb, const struct model_served *s, con
 	return hold_line(&c, source, line);
 }
 
-static int hold_entry(const struct config_ctx *c, const struct gitcfg_read_entry *e)
+const char *model_config_names(const char *name, const char *value, enum model_named *kind)
 {
-	const struct key_rule *k = rule_of(e->name);
-	const char *v = e->value;
+	const struct key_rule *k = rule_of(name);
+	const char *v = value;
 
 	if (!k || !v)
-		return 0;
+		return NULL;
+	*kind = MODEL_NAMED_PROGRAM;
 	switch (k->kind) {
 	case VALUE_COMMAND:
-		return is_boolean(v) ? 0 : hold_command(c, e, v);
+		*kind = MODEL_NAMED_LINE;
+		return is_boolean(v) ? NULL : v;
 	case VALUE_BANG:
-		return v[0] == '!' ? hold_command(c, e, v + 1) : 0;
+		*kind = MODEL_NAMED_LINE;
+		return v[0] == '!' ? v + 1 : NULL;
 	case VALUE_HELPER:
-		if (v[0] == '!')
-			return hold_command(c, e, v + 1);
-		return strchr(v, '/') ? hold(c, e, v, "the program") : 0;
+		*kind = v[0] == '!' ? MODEL_NAMED_LINE : MODEL_NAMED_PROGRAM;
+		return v[0] == '!' ? v + 1 : strchr(v, '/') ? v : NULL;
 	case VALUE_PATH:
-		return hold(c, e, v, "the path");
+		*kind = MODEL_NAMED_PATH;
+		return v;
 	case VALUE_NAMED:
-		return strchr(v, '/') ? hold(c, e, v, "the program") : 0;
+		return strchr(v, '/') ? v : NULL;
 	case VALUE_URL:
-		return strncmp(v, "ext::", 5) == 0 ? hold_command(c, e, v + 5) : 0;
+		*kind = MODEL_NAMED_LINE;
+		return strncmp(v, "ext::", 5) == 0 ? v + 5 : NULL;
 	}
-	return 0;
+	return NULL;
+}
+
+static int hold_entry(const struct config_ctx *c, const struct gitcfg_read_entry *e)
+{
+	enum model_named kind;
+	const char *named = model_config_names(e->name, e->value, &kind);
+
+	if (!named)
+		return 0;
+	if (kind == MODEL_NAMED_LINE)
+		return hold_command(c, e, named);
+	return hold(c, e, named, kind == MODEL_NAMED_PATH ? "the path" : "the program");
 }
 
 /* Included files in the tree, and the names of missing ones: a file made

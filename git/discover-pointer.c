@@ -108,7 +108,8 @@ static int start_absolute(const char *tree, const char *pointer, size_t len, siz
 	return 1;
 }
 
-int discover_resolve(const char *tree, const char *base, const char *pointer, size_t len, char **out, const char **why)
+int discover_resolve(const char *tree, const char *seen_as, const char *base, const char *pointer, size_t len,
+                     char **out, const char **why)
 {
 	struct resolving r = {.len = 0};
 	size_t rest = 0;
@@ -124,7 +125,8 @@ int discover_resolve(const char *tree, const char *base, const char *pointer, si
 		return *out ? 1 : -ENOMEM;
 	}
 	if (pointer[0] == '/') {
-		if (!start_absolute(tree, pointer, len, &rest))
+		if (!start_absolute(tree, pointer, len, &rest) &&
+		    (!seen_as || !start_absolute(seen_as, pointer, len, &rest)))
 			return 0;
 	} else if (*base && (e = append(&r, base, strlen(base), why)) < 0) {
 		return e;

@@ -188,25 +188,63 @@ int model_protect_known_checkouts(struct model_build *mb, const struct model_che
 	return r;
 }
 
+/* The first build tells the live model which gitlinks each index recorded
+ * at start (taking SUBS). */
+static int record_index(struct model_found *found, const char *gitdir, enum gitindex_hash hash, uint64_t print,
+                        struct gitindex_submodules *subs)
+{
+	struct model_found_index *grown;
+
+	if (!found)
+		return 0;
+	grown = reallocarray(found->indexes, found->n_indexes + 1, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	found->indexes = grown;
+	grown[found->n_indexes] = (struct model_found_index){.gitdir = strdup(gitdir), .hash = hash, .print = print,
+	                                                  .subs = *subs};
+	if (!grown[found->n_indexes].gitdir)
+		return -ENOMEM;
+	*subs = (struct gitindex_submodules){0};
+	found->n_indexes++;
+	return 0;
+}
+
 static int submodules(struct model_build *mb, const struct model_served *s, enum gitindex_hash hash, unsigned depth)
 {
 	_cleanup_free_ char *index = model_path_join(s->gitdir, "index");
 	struct gitindex_submodules subs = {0};
 	struct gitindex_error err = {0};
+	uint64_t print = 0;
 	int r;
 
 	if (!index)
 		return -ENOMEM;
-	r = gitindex_read_submodules(mb->rootfd, index, index, hash, &subs, &err);
-	if (r == -ENOENT)
-		return 0;
+	r = gitindex_reread_submodules(mb->rootfd, index, index, hash, &print, &subs, &err);
+	if (r == -ENOENT) /* nothing staged yet: the first index will be new */
+		return record_index(mb->found, s->gitdir, hash, 0, &subs);
 	if (r < 0)
 		return model_fail(mb, r, "cannot read the index '%s': %s%s", index, err.shared ? "shared index: " : "",
 		                  err.reason ? err.reason : strerror(-r));
 	for (size_t i = 0; r >= 0 && i < subs.n; i++)
 		r = submodule(mb, s->worktree, subs.paths[i], depth);
+	if (r >= 0)
+		r = record_index(mb->found, s->gitdir, hash, print, &subs);
 	gitindex_submodules_free(&subs);
 	return r;
+}
+
+void model_found_done(struct model_found *f)
+{
+	for (size_t i = 0; i < f->n_dirs; i++)
+		free(f->dirs[i].path);
+	free(f->dirs);
+	for (size_t i = 0; i < f->n_indexes; i++) {
+		free(f->indexes[i].gitdir);
+		gitindex_submodules_free(&f->indexes[i].subs);
+	}
+	free(f->indexes);
+	*f = (struct model_found){0};
 }
 
 void model_served_done(struct model_served *s)

@@ -51,7 +51,7 @@ static int protect_worktree_gitfile(struct model_build *mb, int adminfd, const c
 		return 0;
 	if (r < 0)
 		return model_fail(mb, r, "cannot read '%s/gitdir': %s; fix or remove it", admin, why);
-	r = discover_resolve(mb->tree, admin, pointer, len, &target, &why);
+	r = discover_resolve(mb->tree, mb->seen_as, admin, pointer, len, &target, &why);
 	if (r < 0)
 		return model_fail(mb, r, "cannot follow '%s/gitdir': %s; fix or remove it", admin, why);
 	if (r == 0) /* a worktree outside the tree: left to the system */

@@ -35,7 +35,7 @@ static int resolve_pointer(struct model_build *mb, int at, const char *base, con
 
 	if (r < 0)
 		return refuse_pointer(mb, r, file, why);
-	r = discover_resolve(mb->tree, base, pointer, len, target, &why);
+	r = discover_resolve(mb->tree, mb->seen_as, base, pointer, len, target, &why);
 	return r < 0 ? refuse_pointer(mb, r, file, why) : r;
 }
 

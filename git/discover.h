@@ -16,7 +16,9 @@
 
 /* Resolves POINTER (LEN bytes, trailing CR/LF already cut) found in the
  * folder BASE (tree-relative, "" for the root, made of real folders the
- * caller reached without a link). TREE is the tree's absolute path.
+ * caller reached without a link). TREE is the tree's absolute path, and
+ * SEEN_AS (or NULL) the path it is mounted at, which git run on the mount
+ * writes into the pointers it makes.
  *
  * Returns 1 with a malloc'd tree-relative path in *out ("" for the root) when
  * the pointer names a place in the tree; 0 when it leaves the tree; -EINVAL
@@ -24,7 +26,8 @@
  * component, or a '..' after a folder name (it would climb out of a folder
  * that may be a link, so its target cannot be known without following one). A
  * pointer that is only "." names BASE itself (a stand-in commondir). */
-int discover_resolve(const char *tree, const char *base, const char *pointer, size_t len, char **out, const char **why);
+int discover_resolve(const char *tree, const char *seen_as, const char *base, const char *pointer, size_t len,
+                     char **out, const char **why);
 
 /* Reads a .git file NAME in DIRFD ("gitdir: <path>", as Git writes it) and
  * returns its pointer, malloc'd and with the line end cut, in *pointer and

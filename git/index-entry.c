@@ -37,6 +37,7 @@ void entry_cursor_init(struct entry_cursor *c, const struct index_file *f)
 	c->copy_len = 0;
 	c->name_len = 0;
 	c->name[0] = '\0';
+	c->path = c->name;
 }
 
 /* Git's decode_varint (varint.c): 7 bits a byte, most significant first,
@@ -92,6 +93,7 @@ static int read_compressed_path(struct entry_cursor *c, size_t off, unsigned len
 		return fail(err, -E2BIG, "path longer than we read");
 	memcpy(c->name + copy, suffix, suffix_len);
 	c->name[total] = '\0';
+	c->path = c->name;
 	c->name_len = total;
 	c->copy_len = copy;
 	*end = off + suffix_len + 1;
@@ -126,8 +128,7 @@ static int read_plain_path(struct entry_cursor *c, size_t entry, size_t off, uns
 	*end = entry + ((off - entry + n + 8) & ~(size_t)7);
 	if (*end > f->body_end)
 		return fail(err, -EINVAL, "index cut short in an entry");
-	memcpy(c->name, name, n);
-	c->name[n] = '\0';
+	c->path = name; /* NUL-terminated in the file, as checked above */
 	c->name_len = n;
 	c->copy_len = 0;
 	return 0;
@@ -161,7 +162,7 @@ int entry_next(struct entry_cursor *c, struct gitindex_entry *e, struct gitindex
 	if (r < 0)
 		return r;
 	*e = (struct gitindex_entry){
-		.path = c->name,
+		.path = c->path,
 		.path_len = c->name_len,
 		.oid = (const unsigned char *)f->buf + entry + STAT_SIZE,
 		.mode = get_be32(f->buf + entry + MODE_OFFSET),
@@ -191,14 +192,19 @@ int order_check_next(struct order_check *o, const struct gitindex_entry *e,
                      struct gitindex_error *err)
 {
 	if (o->any) {
-		struct gitindex_entry prev = {.path = o->prev, .path_len = o->len, .stage = o->stage};
+		struct gitindex_entry prev = {.path = o->prev_path, .path_len = o->len, .stage = o->stage};
 		int cmp = entry_compare(&prev, e);
 
 		if (cmp >= 0 || (o->stage == 0 && o->len == e->path_len &&
-		                 memcmp(o->prev, e->path, o->len) == 0))
+		                 memcmp(o->prev_path, e->path, o->len) == 0))
 			return fail(err, -EINVAL, "entries out of git's order");
 	}
-	memcpy(o->prev, e->path, e->path_len + 1);
+	if (o->stable) {
+		o->prev_path = e->path;
+	} else {
+		memcpy(o->prev, e->path, e->path_len + 1);
+		o->prev_path = o->prev;
+	}
 	o->len = e->path_len;
 	o->stage = e->stage;
 	o->any = true;

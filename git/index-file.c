@@ -155,7 +155,7 @@ static int ieot_after_entries(const struct index_file *f, const struct ieot_chec
 static int walk_entries(struct index_file *f, const char **order_err, struct gitindex_error *err)
 {
 	struct entry_cursor c;
-	struct order_check o = {0};
+	struct order_check o = {.stable = f->version < 4};
 	struct ieot_check k = {0};
 	struct gitindex_error oerr = {0};
 	struct gitindex_entry e;

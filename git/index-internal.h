@@ -61,19 +61,22 @@ int index_file_open(struct index_file *f, const char *buf, size_t len, enum giti
  * with an all-zero hash as no split). */
 bool index_file_is_split(const struct index_file *f);
 
-/* Walks the entries of a file in order. name holds the current path. */
+/* Walks the entries of a file in order. path is the current path: in the
+ * file's own bytes for versions 2 and 3 (NUL-terminated there), in name for
+ * version 4, whose paths build on the previous one. */
 struct entry_cursor {
 	const struct index_file *f;
 	size_t off;
 	uint32_t next; /* index of the entry entry_next() decodes next */
 	size_t copy_len; /* version 4: bytes of the previous path kept */
+	const char *path;
 	size_t name_len;
 	char name[GITINDEX_MAX_PATH + 1];
 };
 
 void entry_cursor_init(struct entry_cursor *c, const struct index_file *f);
 
-/* Decodes the next entry into e (its path is c->name). Returns 1, 0 past
+/* Decodes the next entry into e (its path is c->path). Returns 1, 0 past
  * the last entry, or -EINVAL/-E2BIG with err->reason set. */
 int entry_next(struct entry_cursor *c, struct gitindex_entry *e, struct gitindex_error *err);
 
@@ -81,8 +84,12 @@ int entry_next(struct entry_cursor *c, struct gitindex_entry *e, struct gitindex
  * stage; a merged (stage 0) path appears once and alone. */
 struct order_check {
 	bool any;
+	/* The entries' paths stay where they are while the walk goes on (a
+	 * file of version 2 or 3): the previous one is pointed at, not copied. */
+	bool stable;
 	unsigned stage;
 	size_t len;
+	const char *prev_path;
 	char prev[GITINDEX_MAX_PATH + 1];
 };
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "common/cleanup.h"
 #include "git/index.h"
@@ -59,13 +60,13 @@ static int read_shared(int dirfd, const char *name, const struct git_blob *index
 	return 1;
 }
 
-int gitindex_read_submodules(int dirfd, const char *name, const char *origin,
-                             enum gitindex_hash hash, struct gitindex_submodules *out,
-                             struct gitindex_error *err)
+int gitindex_reread_submodules(int dirfd, const char *name, const char *origin, enum gitindex_hash hash,
+                               uint64_t *print, struct gitindex_submodules *out, struct gitindex_error *err)
 {
 	_cleanup_(blob_freep) struct git_blob index = {0}, shared = {0};
 	struct gitindex_error ignored;
 	struct gitindex_shared sh;
+	uint64_t now;
 	int r;
 
 	*out = (struct gitindex_submodules){0};
@@ -79,9 +80,21 @@ int gitindex_read_submodules(int dirfd, const char *name, const char *origin,
 		err->reason = read_failure(r, false);
 		return r == -EFBIG ? r : -EINVAL;
 	}
+	if (print) {
+		now = XXH3_64bits(index.data, index.len);
+		if (now == *print)
+			return -EALREADY;
+		*print = now;
+	}
 	r = read_shared(dirfd, name, &index, origin, hash, &shared, err);
 	if (r < 0)
 		return r;
 	sh = (struct gitindex_shared){.buf = shared.data, .len = shared.len};
 	return gitindex_parse_submodules(index.data, index.len, origin, hash, r ? &sh : NULL, out, err);
+}
+
+int gitindex_read_submodules(int dirfd, const char *name, const char *origin, enum gitindex_hash hash,
+                             struct gitindex_submodules *out, struct gitindex_error *err)
+{
+	return gitindex_reread_submodules(dirfd, name, origin, hash, NULL, out, err);
 }

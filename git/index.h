@@ -144,3 +144,10 @@ int gitindex_parse_submodules(const char *buf, size_t len, const char *origin,
 int gitindex_read_submodules(int dirfd, const char *name, const char *origin,
                              enum gitindex_hash hash, struct gitindex_submodules *out,
                              struct gitindex_error *err);
+
+/* The same, skipping an index that did not change: *PRINT holds the XXH3
+ * fingerprint of the index file read last (0 at first) and is updated; an
+ * index with the same fingerprint returns -EALREADY, unparsed. A split
+ * index's own file names its shared index, so its fingerprint covers both. */
+int gitindex_reread_submodules(int dirfd, const char *name, const char *origin, enum gitindex_hash hash,
+                               uint64_t *print, struct gitindex_submodules *out, struct gitindex_error *err);

@@ -24,13 +24,20 @@ static const struct git_file {
 	const char *effect;
 	unsigned kinds;  /* the kinds of git directory git reads it in */
 	bool rewritable; /* a Git configuration: harmless rewrites pass (fs/replace.h) */
+	bool made_empty; /* a folder git init may make, empty, when it is missing */
 } git_files[] = {
-	{ "hooks", "hooks", "git runs them", REPO, false },
-	{ "config", "configuration", "it can name programs git runs", REPO, true },
-	{ "config.worktree", "worktree configuration", "it can name programs git runs", REPO | LINKED, true },
+	{ "hooks", "hooks", "git runs them", REPO, false, false },
+	{ "config", "configuration", "it can name programs git runs", REPO, true, false },
+	{ "config.worktree", "worktree configuration", "it can name programs git runs", REPO | LINKED, true, false },
 	{ "commondir", "commondir", "it would send git to another folder's hooks and configuration", REPO | LINKED,
-	  false },
-	{ "gitdir", "gitdir", "git worktree repair writes a .git file where it points", LINKED, false },
+	  false, false },
+	{ "gitdir", "gitdir", "git worktree repair writes a .git file where it points", LINKED, false, false },
+	/* Read by git fetch and pull for a remote the configuration lacks; an
+	 * ext:: URL there is a command (fs/replace.h's judge of rewrites counts
+	 * on these staying as they are). */
+	{ "remotes", "legacy remotes folder", "each file names the URL of a remote, an ext:: command among them", REPO,
+	  false, true },
+	{ "branches", "legacy branches folder", "each file names the URL of a remote git fetches", REPO, false, true },
 };
 
 struct gitdir_ctx {
@@ -59,6 +66,20 @@ static int check_repo_commondir(const struct gitdir_ctx *g, const char *path)
 			  path);
 }
 
+/* A missing one may not appear; a folder git init makes from its template
+ * may appear empty, and the rebuild that follows freezes it. */
+static int protect_missing_git_file(const struct gitdir_ctx *g, const struct git_file *f, const char *path,
+				    const char *reason)
+{
+	struct policy_id at = model_id(g->st);
+	int r;
+
+	if (!f->made_empty)
+		return policy_builder_protect_missing(g->mb->b, at, f->name, POLICY_MISSING_NONE, path, reason);
+	r = policy_builder_protect_missing(g->mb->b, at, f->name, POLICY_MISSING_MKDIR_OK, path, reason);
+	return r < 0 ? r : policy_builder_watch(g->mb->b, at, f->name);
+}
+
 static int protect_git_file(const struct gitdir_ctx *g, const struct git_file *f)
 {
 	_cleanup_free_ char *path = model_path_join(g->path, f->name), *reason = NULL;
@@ -69,8 +90,7 @@ static int protect_git_file(const struct gitdir_ctx *g, const struct git_file *f
 		return -ENOMEM;
 	r = model_stat(g->mb, g->fd, f->name, g->path, &st);
 	if (r == -ENOENT)
-		return policy_builder_protect_missing(g->mb->b, model_id(g->st), f->name, POLICY_MISSING_NONE, path,
-						      reason);
+		return protect_missing_git_file(g, f, path, reason);
 	if (r < 0)
 		return r;
 	if (g->kind == MODEL_GITDIR_REPO && strcmp(f->name, "commondir") == 0 && S_ISREG(st.st_mode)) {
@@ -128,6 +148,25 @@ static int note_gitdir(struct model_build *mb, struct policy_id id, const char *
 	return gitdirs_add(&mb->seen, id) < 0 ? -ENOMEM : MODEL_GITDIR_NEW;
 }
 
+/* The first build tells the live model where each git directory is. */
+static int record_gitdir(struct model_found *found, const char *path, enum model_gitdir_kind kind)
+{
+	struct model_found_dir *grown;
+
+	if (!found)
+		return 0;
+	grown = reallocarray(found->dirs, found->n_dirs + 1, sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	found->dirs = grown;
+	grown[found->n_dirs].path = strdup(path);
+	grown[found->n_dirs].kind = kind;
+	if (!grown[found->n_dirs].path)
+		return -ENOMEM;
+	found->n_dirs++;
+	return 0;
+}
+
 int model_protect_gitdir(struct model_build *mb, int fd, const struct stat *st, const char *path,
 			 enum model_gitdir_kind kind, const char *what)
 {
@@ -139,7 +178,9 @@ int model_protect_gitdir(struct model_build *mb, int fd, const struct stat *st, 
 		return r;
 	if (asprintf(&reason, "the %s: its hooks and configuration make git run programs", what) < 0)
 		return -ENOMEM;
-	r = policy_builder_protect(mb->b, model_id(st), POLICY_ANCHOR, path, reason);
+	r = record_gitdir(mb->found, path, kind);
+	if (r >= 0)
+		r = policy_builder_protect(mb->b, model_id(st), POLICY_ANCHOR, path, reason);
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(git_files); i++)
 		if (git_files[i].kinds & (1u << kind))
 			r = protect_git_file(&g, &git_files[i]);

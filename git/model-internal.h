@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include "git/index.h"
 #include "policy/policy.h"
 
 /* Past these a protected folder refuses the mount: every entry costs a stat
@@ -28,11 +29,40 @@ struct model_checkouts {
 
 void model_checkouts_done(struct model_checkouts *c);
 
+enum model_gitdir_kind {
+	/* A repository's own git directory: hooks, config, config.worktree,
+	 * and commondir (refused when present, but for a "." stand-in). */
+	MODEL_GITDIR_REPO,
+	/* A linked worktree's administrative folder: commondir, gitdir and
+	 * config.worktree (hooks and config are the common directory's). */
+	MODEL_GITDIR_LINKED,
+};
+
+/* What the first build found, for the live model (git/model-live.h): each
+ * git directory, and each index it read with the gitlinks it recorded. */
+struct model_found {
+	struct model_found_dir {
+		char *path; /* tree-relative */
+		enum model_gitdir_kind kind;
+	} *dirs;
+	size_t n_dirs;
+	struct model_found_index {
+		char *gitdir; /* tree-relative */
+		enum gitindex_hash hash;
+		uint64_t print; /* the index file's XXH3 */
+		struct gitindex_submodules subs;
+	} *indexes;
+	size_t n_indexes;
+};
+
+void model_found_done(struct model_found *f);
+
 /* One build of a snapshot. */
 struct model_build {
 	struct policy_builder *b;
 	int rootfd;    /* the tree, never closed here */
 	const char *tree; /* its absolute path, to tell where an absolute pointer leads */
+	const char *seen_as; /* where it is mounted, which pointers git writes there name; or NULL */
 	const char *home; /* $HOME's real path, for "~/" in include paths, or NULL */
 	char *errmsg;  /* the first refusal, one line */
 	struct model_gitdirs seen;  /* the git directories this build protected */
@@ -46,6 +76,7 @@ struct model_build {
 	const struct model_gitdirs *known_states;
 	size_t served; /* work trees read, bounded by DISCOVER_MAX_GIT_DIRS */
 	struct model_checkouts checkouts; /* visited in this build */
+	struct model_found *found; /* the first build's record, NULL afterwards */
 };
 
 /* Records the first refusal (a one-line message) and returns ERROR. */
@@ -88,15 +119,6 @@ int model_protect_path(struct model_build *mb, const char *path, const char *rea
  * with its identity in *st, -ENOENT when a part is missing, or a refusal (a
  * link or something else than a folder on the way). */
 int model_open_anchored(struct model_build *mb, const char *path, const char *reason, struct stat *st);
-
-enum model_gitdir_kind {
-	/* A repository's own git directory: hooks, config, config.worktree,
-	 * and commondir (refused when present, but for a "." stand-in). */
-	MODEL_GITDIR_REPO,
-	/* A linked worktree's administrative folder: commondir, gitdir and
-	 * config.worktree (hooks and config are the common directory's). */
-	MODEL_GITDIR_LINKED,
-};
 
 #define MODEL_GITDIR_NEW 1  /* protected now */
 #define MODEL_GITDIR_SEEN 2 /* protected already in this build */
@@ -149,6 +171,18 @@ int model_hold_command(struct model_build *mb, const struct model_served *s, con
 int model_protect_rebase(struct model_build *mb, const struct model_served *s);
 
 struct gitcfg_config;
+
+enum model_named {
+	MODEL_NAMED_LINE,    /* a shell line git runs */
+	MODEL_NAMED_PROGRAM, /* a program git runs */
+	MODEL_NAMED_PATH,    /* a file or folder git reads or runs from */
+};
+
+/* What the configuration entry NAME = VALUE (as git lists it) makes git run
+ * or read, of the keys seed 000 lists: a pointer into VALUE and its *KIND, or
+ * NULL when it names nothing (an unrelated key, a boolean, a bare name git
+ * looks up outside the tree). */
+const char *model_config_names(const char *name, const char *value, enum model_named *kind);
 
 /* What the configuration CFG, read for the work tree S, names in the tree:
  * included files, hook and template folders, attributes, and the programs

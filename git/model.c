@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "git/config-change.h"
 #include "git/model-internal.h"
+#include "git/model-live.h"
 #include "git/model.h"
 
 /* The editor and agent paths, with what each would run; same order as
@@ -38,6 +39,7 @@ struct model_target {
 struct git_model {
 	int rootfd;                    /* the caller's, immutable */
 	char *tree;                    /* its absolute path, immutable */
+	char *seen_as;                 /* where it is mounted, or NULL; immutable */
 	char *home;                    /* $HOME's real path at start, or NULL; immutable */
 	struct model_gitdirs known;    /* the git directories found at start, immutable */
 	struct model_gitdirs known_states; /* unfinished rebases' state folders then, immutable */
@@ -45,6 +47,7 @@ struct git_model {
 	struct model_target *targets;  /* immutable after git_model_new */
 	size_t n_targets;
 	struct policy_holder *holder;  /* thread-safe itself */
+	struct model_live *live;       /* what the mount makes; thread-safe itself */
 	pthread_mutex_t rebuild_lock;  /* one rebuild+publish at a time, so an older build never wins */
 };
 
@@ -109,18 +112,35 @@ static int build_all(const struct git_model *m, struct model_build *mb)
 	return r;
 }
 
-/* A whole snapshot from the tree as it is now, or -errno and a reason. The
- * FIRST build records the git directories and rebase states it found; later
- * ones protect only those. */
-static int model_build(struct git_model *m, struct policy_snapshot **out, char **errmsg, bool first)
+static int start_live(struct git_model *m, const struct model_found *found)
 {
+	const struct model_live_start start = {
+		.rootfd = m->rootfd,
+		.tree = m->tree,
+		.seen_as = m->seen_as,
+		.home = m->home,
+		.known = &m->known,
+		.found = found,
+	};
+
+	return model_live_new(&start, &m->live);
+}
+
+/* A whole snapshot from the tree as it is now, or -errno and a reason. The
+ * first build (FOUND not NULL) records the git directories and rebase states
+ * it found, and where, in FOUND; later ones protect only those. */
+static int model_build(struct git_model *m, struct policy_snapshot **out, char **errmsg, struct model_found *found)
+{
+	bool first = found != NULL;
 	struct model_build mb = {
 		.b = policy_builder_new(),
 		.rootfd = m->rootfd,
 		.tree = m->tree,
+		.seen_as = m->seen_as,
 		.home = m->home,
 		.known = first ? NULL : &m->known,
 		.known_states = first ? NULL : &m->known_states,
+		.found = found,
 	};
 	int r;
 
@@ -180,8 +200,10 @@ static char *home_path(void)
 	return home && home[0] == '/' ? realpath(home, NULL) : NULL;
 }
 
-int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model **out, char **errmsg)
+int git_model_new(int rootfd, const char *seen_as, const struct policy_config *cfg, struct git_model **out,
+                  char **errmsg)
 {
+	_cleanup_(model_found_done) struct model_found found = {0};
 	struct git_model *m = calloc(1, sizeof(*m));
 	struct policy_snapshot *s = NULL;
 	int r;
@@ -200,16 +222,19 @@ int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model 
 		r = tree_path(rootfd, &m->tree, errmsg);
 	if (r >= 0)
 		m->home = home_path();
+	if (r >= 0 && seen_as && strcmp(seen_as, m->tree) != 0 && !(m->seen_as = strdup(seen_as)))
+		r = -ENOMEM;
 	if (r >= 0)
-		r = model_build(m, &s, errmsg, true);
+		r = model_build(m, &s, errmsg, &found);
+	if (r >= 0)
+		r = start_live(m, &found);
 	if (r >= 0) {
 		m->holder = policy_holder_new(s);
-		if (!m->holder) {
-			policy_snapshot_release(s);
-			r = -ENOMEM;
-		}
+		r = m->holder ? 0 : -ENOMEM;
 	}
 	if (r < 0) {
+		if (!m->holder)
+			policy_snapshot_release(s);
 		git_model_free(m);
 		return r;
 	}
@@ -223,12 +248,14 @@ void git_model_free(struct git_model *m)
 		return;
 	if (m->holder)
 		policy_holder_free(m->holder);
+	model_live_free(m->live);
 	for (size_t i = 0; i < m->n_targets; i++) {
 		free(m->targets[i].path);
 		free(m->targets[i].reason);
 	}
 	free(m->targets);
 	free(m->tree);
+	free(m->seen_as);
 	free(m->home);
 	free(m->known.ids);
 	free(m->known_states.ids);
@@ -251,13 +278,43 @@ void git_model_changed(struct git_model *m, struct policy_id parent, const char 
 	int r;
 
 	pthread_mutex_lock(&m->rebuild_lock);
-	r = model_build(m, &s, &errmsg, false);
+	r = model_build(m, &s, &errmsg, NULL);
 	if (r >= 0)
 		policy_holder_publish(m->holder, s);
 	pthread_mutex_unlock(&m->rebuild_lock);
 	if (r < 0)
 		log_debug("after a change of '%s' in %llu:%llu, keeping the last protection model: %s", name,
 			  (unsigned long long)parent.dev, (unsigned long long)parent.ino, errmsg ? errmsg : strerror(-r));
+}
+
+void git_model_set_audit(struct git_model *m, struct audit *a)
+{
+	model_live_set_audit(m->live, a);
+}
+
+bool git_model_follows(struct git_model *m, struct policy_id parent, const char *name)
+{
+	return model_live_follows(m->live, parent, name);
+}
+
+void git_model_note(struct git_model *m, int parentfd, struct policy_id parent, const char *name)
+{
+	model_live_note(m->live, parentfd, parent, name);
+}
+
+void git_model_forget(struct git_model *m, struct policy_id id)
+{
+	model_live_forget(m->live, id);
+}
+
+bool git_model_follows_file(struct git_model *m, struct policy_id id)
+{
+	return model_live_follows_file(m->live, id);
+}
+
+void git_model_note_written(struct git_model *m, struct policy_id id)
+{
+	model_live_note_written(m->live, id);
 }
 
 int git_model_may_rewrite(struct git_model *m, const char *old, size_t oldlen, const char *new, size_t newlen,

@@ -22,19 +22,25 @@
  * publishes a new snapshot before the operation's reply, so the next decision
  * sees it. A rebuild protects what was there at start (git directories,
  * rebases, submodule checkouts): one made during the mount is the agent's,
- * left to the settler.
+ * left to the settler, and tracked meanwhile (git_model_follows and
+ * git_model_note; git/model-live.h): new git directories, .git files,
+ * submodules and dangerous changes in them are written to the audit log as
+ * they happen.
  */
 #pragma once
 
 #include "policy/conf.h"
 #include "policy/policy.h"
 
+struct audit;
 struct git_model;
 
-/* Builds the first snapshot. ROOTFD is the tree (kept, not closed). On error
- * returns -errno and a malloc'd one-line reason in *errmsg (the mount must
- * refuse to start with it). */
-int git_model_new(int rootfd, const struct policy_config *cfg, struct git_model **out, char **errmsg);
+/* Builds the first snapshot. ROOTFD is the tree (kept, not closed); SEEN_AS,
+ * when not NULL, the absolute path it is mounted at, which the pointers git
+ * writes on the mount name. On error returns -errno and a malloc'd one-line
+ * reason in *errmsg (the mount must refuse to start with it). */
+int git_model_new(int rootfd, const char *seen_as, const struct policy_config *cfg, struct git_model **out,
+                  char **errmsg);
 void git_model_free(struct git_model *m);
 
 struct policy_holder *git_model_holder(struct git_model *m);
@@ -50,3 +56,17 @@ int git_model_may_rewrite(struct git_model *m, const char *old, size_t oldlen, c
  * that succeeded and that policy_watched() flagged. Rebuilds what it touches
  * and publishes before returning; on error keeps the last good snapshot. */
 void git_model_changed(struct git_model *m, struct policy_id parent, const char *name);
+
+/* Where the live part writes its events (NULL: stderr). */
+void git_model_set_audit(struct git_model *m, struct audit *a);
+/* Whether an entry NAME made, replaced or removed in PARENT concerns what the
+ * mount made (cheap; thread-safe). */
+bool git_model_follows(struct git_model *m, struct policy_id parent, const char *name);
+/* It did, in the folder PARENTFD: reads what that touches, writes events. */
+void git_model_note(struct git_model *m, int parentfd, struct policy_id parent, const char *name);
+/* The object ID was removed (its id may come back for another). */
+void git_model_forget(struct git_model *m, struct policy_id id);
+/* Whether closing a descriptor that wrote the file ID concerns the model (a
+ * .git file made empty), and the note that one was closed. */
+bool git_model_follows_file(struct git_model *m, struct policy_id id);
+void git_model_note_written(struct git_model *m, struct policy_id id);

@@ -130,26 +130,56 @@ static void out_time(struct out *o, const struct timespec *when)
 	out_printf(o, "\"%s.%03ldZ\"", stamp, when->tv_nsec / 1000000);
 }
 
+/* What one line says: a refusal, or an event the model noticed. */
+struct audit_line {
+	const char *op_name; /* a refusal's operation; NULL for an event */
+	const struct policy_verdict *v;
+	unsigned long flags;
+	pid_t pid;
+	uid_t uid;
+	const char *event; /* an event's kind */
+	const char *path;
+	const char *reason;
+};
+
+static void out_refusal(struct out *o, const struct audit_line *l)
+{
+	out_printf(o, ",\"op\":");
+	out_json_string(o, l->op_name);
+	out_printf(o, ",\"path\":");
+	out_json_string(o, l->v->path);
+	out_printf(o, ",\"name\":");
+	out_json_string(o, l->v->name);
+	out_printf(o, ",\"flags\":\"0x%lx\",\"rule\":", l->flags);
+	out_json_string(o, l->v->rule);
+	out_printf(o, ",\"reason\":");
+	out_json_string(o, l->v->reason);
+	out_printf(o, ",\"pid\":%ld,\"uid\":%lu}\n", (long)l->pid, (unsigned long)l->uid);
+}
+
+static void out_event(struct out *o, const struct audit_line *l)
+{
+	out_printf(o, ",\"event\":");
+	out_json_string(o, l->event);
+	out_printf(o, ",\"path\":");
+	out_json_string(o, l->path);
+	out_printf(o, ",\"reason\":");
+	out_json_string(o, l->reason);
+	out_printf(o, "}\n");
+}
+
 /* Formats into BUF (NUL-terminated when anything fits) and returns the full
  * length the line needs, without the NUL. */
-static size_t format_line(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,
-			  unsigned long flags, pid_t pid, uid_t uid, const struct timespec *when)
+static size_t format_line(char *buf, size_t size, const struct audit_line *l, const struct timespec *when)
 {
 	struct out o = { .buf = buf, .size = size };
 
 	out_printf(&o, "{\"time\":");
 	out_time(&o, when);
-	out_printf(&o, ",\"op\":");
-	out_json_string(&o, op_name);
-	out_printf(&o, ",\"path\":");
-	out_json_string(&o, v->path);
-	out_printf(&o, ",\"name\":");
-	out_json_string(&o, v->name);
-	out_printf(&o, ",\"flags\":\"0x%lx\",\"rule\":", flags);
-	out_json_string(&o, v->rule);
-	out_printf(&o, ",\"reason\":");
-	out_json_string(&o, v->reason);
-	out_printf(&o, ",\"pid\":%ld,\"uid\":%lu}\n", (long)pid, (unsigned long)uid);
+	if (l->op_name)
+		out_refusal(&o, l);
+	else
+		out_event(&o, l);
 	if (size > 0)
 		buf[o.len < size ? o.len : size - 1] = '\0';
 	return o.len;
@@ -158,7 +188,8 @@ static size_t format_line(char *buf, size_t size, const char *op_name, const str
 int audit_format(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,
 		 unsigned long flags, pid_t pid, uid_t uid, const struct timespec *when)
 {
-	size_t n = format_line(buf, size, op_name, v, flags, pid, uid, when);
+	const struct audit_line l = { .op_name = op_name, .v = v, .flags = flags, .pid = pid, .uid = uid };
+	size_t n = format_line(buf, size, &l, when);
 
 	return n < size ? (int)n : -ENOSPC;
 }
@@ -241,8 +272,8 @@ static void emit(struct audit *a, const char *line, size_t len)
 		send_syslog(line, len);
 }
 
-void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
-		   unsigned long flags, pid_t pid, uid_t uid)
+/* Writes L whole: on the stack when it fits, else once more on the heap. */
+static void write_line(struct audit *a, const struct audit_line *l)
 {
 	char stack[AUDIT_LINE_STACK];
 	_cleanup_free_ char *heap = NULL;
@@ -250,18 +281,30 @@ void audit_refusal(struct audit *a, const char *op_name, const struct policy_ver
 	size_t n;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	n = format_line(stack, sizeof(stack), op_name, v, flags, pid, uid, &now);
+	n = format_line(stack, sizeof(stack), l, &now);
 	if (n < sizeof(stack)) {
 		emit(a, stack, n);
 		return;
 	}
 	heap = malloc(n + 1);
 	if (!heap) {
-		/* Still say that something was refused, without the long parts. */
-		syslog(LOG_AUTHPRIV | LOG_WARNING, "refused %s (%s) by pid %ld; the audit line did not fit in memory",
-		       op_name ? op_name : "?", v->rule ? v->rule : "?", (long)pid);
+		/* Still say that something happened, without the long parts. */
+		syslog(LOG_AUTHPRIV | LOG_WARNING, "%s %s; the audit line did not fit in memory",
+		       l->op_name ? "refused" : "event", l->op_name ? l->op_name : l->event);
 		return;
 	}
-	format_line(heap, n + 1, op_name, v, flags, pid, uid, &now);
+	format_line(heap, n + 1, l, &now);
 	emit(a, heap, n);
+}
+
+void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
+		   unsigned long flags, pid_t pid, uid_t uid)
+{
+	write_line(a, &(struct audit_line){ .op_name = op_name ? op_name : "?", .v = v, .flags = flags,
+					    .pid = pid, .uid = uid });
+}
+
+void audit_event(struct audit *a, const char *event, const char *path, const char *reason)
+{
+	write_line(a, &(struct audit_line){ .event = event, .path = path, .reason = reason });
 }

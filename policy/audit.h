@@ -1,4 +1,6 @@
-/* The audit log: one JSON line per refusal, never silent.
+/* The audit log: one JSON line per refusal, never silent, and one per event
+ * the live model notices (a git directory made during the mount, a
+ * dangerous change in one).
  *
  * {"time":"2026-11-30T08:00:00.123Z","op":"rename","path":".git/config",
  *  "name":"config","flags":"0x0","rule":"protected","reason":"...","pid":42,"uid":1000}
@@ -31,6 +33,10 @@ void audit_also_syslog(struct audit *a);
  * FLAGS are the operation's flags (open flags, rename flags, setattr mask). */
 void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
 		   unsigned long flags, pid_t pid, uid_t uid);
+
+/* Writes one event the model noticed (see git/model.h), not a refusal:
+ * {"time":"...","event":"new-git-dir","path":"sub/.git","reason":"..."} */
+void audit_event(struct audit *a, const char *event, const char *path, const char *reason);
 
 /* Formats the JSON line (with '\n') into BUF; returns its length, or -ENOSPC. Exposed for tests. */
 int audit_format(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,

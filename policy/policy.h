@@ -188,5 +188,8 @@ struct policy_holder *policy_holder_new(struct policy_snapshot *initial);
 void policy_holder_free(struct policy_holder *h);
 /* Takes ownership of S. */
 void policy_holder_publish(struct policy_holder *h, struct policy_snapshot *s);
+/* The current snapshot, for one operation: no lock and no shared write when
+ * nothing was published since this thread's last acquire (policy/holder.c).
+ * The thread that acquired a snapshot releases it. */
 const struct policy_snapshot *policy_holder_acquire(struct policy_holder *h);
 void policy_snapshot_release(const struct policy_snapshot *s);

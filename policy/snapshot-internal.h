@@ -48,3 +48,7 @@ const struct policy_object *policy_find_object(const struct policy_snapshot *s, 
 const struct policy_name *policy_find_name(const struct policy_name *names, const struct policy_index *index,
 					   struct policy_id parent, const char *name);
 void policy_snapshot_free(struct policy_snapshot *s);
+
+/* How many snapshots are built and not yet freed: for the tests that check
+ * a snapshot goes once its last reader lets go (tests/unit/test-holder.c). */
+extern atomic_size_t policy_snapshots_alive;

@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+/* Inlined: every decision hashes a 16-byte id or a short name, where the
+ * call into the shared library would cost about as much as the hash. */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "common/cleanup.h"
@@ -258,10 +261,13 @@ static int index_names(struct policy_name *names, size_t *n, struct policy_index
 	return 0;
 }
 
+atomic_size_t policy_snapshots_alive;
+
 void policy_snapshot_free(struct policy_snapshot *s)
 {
 	if (!s)
 		return;
+	atomic_fetch_sub_explicit(&policy_snapshots_alive, 1, memory_order_relaxed);
 	free_objects(s->objects, s->n_objects);
 	free_names(s->missing, s->n_missing);
 	free_names(s->watched, s->n_watched);
@@ -281,6 +287,7 @@ struct policy_snapshot *policy_builder_finish(struct policy_builder *b)
 		policy_builder_free(b);
 		return NULL;
 	}
+	atomic_fetch_add_explicit(&policy_snapshots_alive, 1, memory_order_relaxed);
 	atomic_init(&s->refs, 1);
 	s->objects = TAKE_PTR(b->objects.items);
 	s->n_objects = b->objects.n;

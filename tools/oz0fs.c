@@ -35,6 +35,7 @@ struct args {
 	bool debug;
 	const char *config;
 	const char *audit_file;
+	const char *seen_as; /* where git runs see the tree; NULL: the mount point */
 	const char *source;
 	const char *mountpoint;
 	char *fuse_opts; /* generic options passed on to libfuse */
@@ -60,8 +61,14 @@ static void usage(FILE *out)
 	             "Options (-o):\n"
 	             "  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
 	             "                           also changed from outside the mount (default: always)\n"
+	             "  passthrough=auto|off     let the kernel read and write files itself once an\n"
+	             "                           open is allowed (FUSE passthrough: needs Linux 6.9\n"
+	             "                           and root; replaces the writeback cache; default: auto)\n"
 	             "  audit=FILE               append refusals to FILE (default: the config's, else\n"
 	             "                           syslog, or stderr with -f)\n"
+	             "  seen_as=PATH             where git sees the tree, when a sandbox binds the mount\n"
+	             "                           elsewhere (/workspace): the path in the .git files git\n"
+	             "                           writes there (default: MOUNTPOINT)\n"
 	             "  allow_other, default_permissions   on by default as root\n"
 	             "  ro                       read-only\n"
 	             "  fsname=, subtype=, max_read=, auto_unmount, noatime, nodiratime, relatime,\n"
@@ -101,11 +108,34 @@ static int opt_cache(struct args *a, const char *value)
 	return -EINVAL;
 }
 
+static int opt_passthrough(struct args *a, const char *value)
+{
+	static const char *const names[] = {
+	        [FS_PASSTHROUGH_AUTO] = "auto",
+	        [FS_PASSTHROUGH_OFF] = "off",
+	};
+	for (size_t k = 0; k < ELEMENTSOF(names); k++) {
+		if (strcmp(value, names[k]) == 0) {
+			a->fs.passthrough = (enum fs_passthrough)k;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int opt_audit(struct args *a, const char *value)
 {
 	if (!*value)
 		return -EINVAL;
 	a->audit_file = value;
+	return 0;
+}
+
+static int opt_seen_as(struct args *a, const char *value)
+{
+	if (value[0] != '/')
+		return -EINVAL;
+	a->seen_as = value;
 	return 0;
 }
 
@@ -145,7 +175,9 @@ static const struct mount_option {
 	int (*set)(struct args *a, const char *value); /* NULL: passed on to libfuse */
 } mount_options[] = {
         {"cache=", opt_cache},
+        {"passthrough=", opt_passthrough},
         {"audit=", opt_audit},
+        {"seen_as=", opt_seen_as},
         {"allow_other", opt_allow_other},
         {"default_permissions", opt_default_permissions},
         {"ro", opt_ro},
@@ -328,12 +360,13 @@ static struct audit *open_audit(const struct args *a, const struct policy_config
 	return audit;
 }
 
-static struct git_model *build_model(int rootfd, const struct policy_config *cfg)
+static struct git_model *build_model(int rootfd, const struct args *a, const struct policy_config *cfg)
 {
-	struct git_model *m;
+	_cleanup_free_ char *mountpoint = a->seen_as ? NULL : realpath(a->mountpoint, NULL);
 	_cleanup_free_ char *err = NULL;
+	struct git_model *m;
 
-	int r = git_model_new(rootfd, cfg, &m, &err);
+	int r = git_model_new(rootfd, a->seen_as ? a->seen_as : mountpoint, cfg, &m, &err);
 	if (r < 0)
 		die(1, "%s", err ? err : strerror(-r));
 	return m;
@@ -371,7 +404,8 @@ int main(int argc, char **argv)
 	if (rootfd < 0)
 		die(1, "cannot open '%s': %m", a.source);
 	struct audit *audit = open_audit(&a, cfg);
-	struct git_model *model = build_model(rootfd, cfg);
+	struct git_model *model = build_model(rootfd, &a, cfg);
+	git_model_set_audit(model, audit);
 
 	int r = fs_new(rootfd, &a.fs, model, audit, &fs);
 	if (r < 0)

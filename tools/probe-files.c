@@ -4,32 +4,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/capability.h"
 #include "common/cleanup.h"
 #include "tools/probes.h"
-
-#define CAP_DAC_READ_SEARCH_BIT 2
-
-/* From /proc/self/status, so no libcap is needed for one bit. */
-static bool has_dac_read_search(void)
-{
-	_cleanup_free_ char *line = NULL;
-	unsigned long long caps = 0;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return false;
-	while (getline(&line, &cap, f) > 0)
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			break;
-	fclose(f);
-	return caps & (1ULL << CAP_DAC_READ_SEARCH_BIT);
-}
 
 /* The daemon's own test: a handle for the folder, and the folder reopened
  * from it. Returns 0, or the -errno of the step that failed in *STEP. */
@@ -65,7 +48,7 @@ static int probe_handles(struct report *r, int dirfd, rlim_t limit)
 	return report_add(r, "file_handles", "File handles", REPORT_OFF,
 	                  "%s: %s%s: each inode the kernel holds pins an fd, so past about %llu files and folders "
 	                  "in use at once lookups fail with EMFILE; run as root for large trees",
-	                  step, strerror(-k), has_dac_read_search() ? "" : " (no CAP_DAC_READ_SEARCH)",
+	                  step, strerror(-k), capability_effective(CAP_DAC_READ_SEARCH) ? "" : " (no CAP_DAC_READ_SEARCH)",
 	                  (unsigned long long)limit);
 }
 

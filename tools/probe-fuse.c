@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/capability.h"
 #include "tools/probe-mount.h"
 #include "tools/probes.h"
 
@@ -80,12 +82,24 @@ static int report_mount(struct report *r, const struct fuse_mount_probe *m)
 	                  "mounted an empty folder, kernel FUSE protocol %u.%u, and unmounted it", m->major, m->minor);
 }
 
+
+/* Whether oz0fs would use it, when the kernel offers it. */
+static const char *daemon_note(bool offered)
+{
+	if (!offered)
+		return "oz0fs cannot use it, so every read and write passes through the daemon";
+	if (!capability_effective(CAP_SYS_ADMIN))
+		return "oz0fs will not use it: the kernel lets only a daemon with CAP_SYS_ADMIN name backing "
+		       "files, which this process lacks, so every read and write passes through the daemon";
+	return "oz0fs will use it (this process has CAP_SYS_ADMIN): the kernel reads and writes the tree's "
+	       "files itself once oz0fs allowed the open, instead of the writeback cache (-o passthrough=off "
+	       "keeps the daemon in the path)";
+}
+
 /* Passthrough is known for sure only from the kernel's INIT request; with no
  * mount, the kernel version is all there is, and the line says so. */
 static int report_passthrough(struct report *r, const struct fuse_mount_probe *m, const struct utsname *u)
 {
-	static const char daemon_note[] = "oz0fs does not use it yet: libfuse 3.14 has no API for it (3.16 has), so "
-	                                  "every read and write passes through the daemon";
 	unsigned maj = 0, min = 0;
 
 	if (m->got_init)
@@ -93,13 +107,13 @@ static int report_passthrough(struct report *r, const struct fuse_mount_probe *m
 		        r, "fuse_passthrough", "FUSE passthrough", m->passthrough ? REPORT_ON : REPORT_OFF,
 		        "the kernel %s FUSE_PASSTHROUGH in its INIT request (protocol %u.%u; it needs 7.40, Linux "
 		        "6.9, CONFIG_FUSE_PASSTHROUGH); %s",
-		        m->passthrough ? "offered" : "did not offer", m->major, m->minor, daemon_note);
+		        m->passthrough ? "offered" : "did not offer", m->major, m->minor, daemon_note(m->passthrough));
 	sscanf(u->release, "%u.%u", &maj, &min);
 	bool new_enough = maj > 6 || (maj == 6 && min >= 9);
 	return report_add(r, "fuse_passthrough", "FUSE passthrough", new_enough ? REPORT_ON : REPORT_OFF,
 	                  "by the kernel version only (no mount to ask the kernel): Linux %s is %s 6.9, and "
 	                  "CONFIG_FUSE_PASSTHROUGH is unknown; %s",
-	                  u->release, new_enough ? "at least" : "older than", daemon_note);
+	                  u->release, new_enough ? "at least" : "older than", daemon_note(new_enough));
 }
 
 int probe_fuse(struct report *r, bool *can_mount)

@@ -34,7 +34,7 @@ int tree_model_open(const char *dir, const char *config_file, struct tree_model 
 		tree_model_close(tm);
 		return r;
 	}
-	r = git_model_new(tm->rootfd, tm->cfg, &tm->model, errmsg);
+	r = git_model_new(tm->rootfd, NULL, tm->cfg, &tm->model, errmsg);
 	if (r < 0) {
 		if (!*errmsg)
 			fail(r, errmsg, "cannot build the protection model of", dir);

@@ -2,8 +2,17 @@
 # report.sh CSV DATFILE "w1|w2|..." "target ...": prints the Markdown table
 # of medians, min–max and ratios to native; writes the ratios of the timed
 # workloads to DATFILE for chart.gp. Workload rows keep the suite's order.
+# report.sh --judge CSV "w1|w2|...": prints the judge's share of each timed
+# workload instead, (oz0fs - oz0fs-nojudge) / oz0fs of the medians, or
+# nothing when either has no figures.
 set -eu
-awk -F, -v order="$3" -v targets="$4" -v dat="$2" '
+mode=table
+if [ "$1" = --judge ]; then
+	mode=judge
+	shift
+	set -- "$1" /dev/null "$2" "oz0fs oz0fs-nojudge"
+fi
+awk -F, -v mode="$mode" -v order="$3" -v targets="$4" -v dat="$2" '
 function unq(s) { gsub(/^"|"$/, "", s); return s }
 # sorted(k): sorts the values recorded for key k into v[1..n], returns n.
 function sorted(k,    n, i, j, x) {
@@ -17,6 +26,27 @@ function sorted(k,    n, i, j, x) {
 }
 function median(n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
 function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
+# range(k): "median (min–max)" of key k, leaving its median, min and max in
+# med, lo and hi; "" if none.
+function range(k,    n) {
+	n = sorted(k)
+	if (!n) return ""
+	med = median(n); lo = v[1]; hi = v[n]
+	return fmt(med) " (" fmt(v[1]) "–" fmt(v[n]) ")"
+}
+# judge_share(): the judge table, one row per timed workload both ran; a
+# share is "within noise" when the two ranges overlap.
+function judge_share(    w, a, b, ma, alo, ahi, rows) {
+	for (w = 1; w <= nw; w++) {
+		if (W[w] == "" || unit[W[w]] != "s") continue
+		a = range("oz0fs" SUBSEP W[w]); ma = med; alo = lo; ahi = hi
+		b = range("oz0fs-nojudge" SUBSEP W[w])
+		if (a == "" || b == "" || ma <= 0) continue
+		if (!rows++) { print "| workload | oz0fs | oz0fs-nojudge | judge share |"; print "|---|---|---|---:|" }
+		printf "| %s | %s | %s | %.1f %%%s |\n", W[w], a, b, 100 * (ma - med) / ma,
+			(alo <= hi && lo <= ahi) ? " (within noise)" : ""
+	}
+}
 NR == 1 { next }
 {
 	k = $2 SUBSEP $3
@@ -34,6 +64,7 @@ NR == 1 { next }
 END {
 	nw = split(order, W, "|")
 	nt = split(targets, T, " ")
+	if (mode == "judge") { judge_share(); exit }
 	for (w = 1; w <= nw; w++) if (W[w] != "") {
 		n = sorted("native" SUBSEP W[w])
 		if (n) base[W[w]] = median(n)

@@ -4,10 +4,19 @@
 #
 # Environment (all optional):
 #   OZ0FS=path        the oz0fs binary (make bench passes the one it built)
-#   OZ0FS_OPTS=...    extra -o options for oz0fs (default: its own defaults)
+#   OZ0FS_NOJUDGE=path oz0fs built with a judge that allows everything without
+#                     asking (make bench builds tests/bench/oz0fs-nojudge);
+#                     given, it is a target too, for the judge's share
+#   OZ0FS_OPTS=...    extra -o options for oz0fs and oz0fs-nojudge
+#   JUDGE_BENCH=path  judge-bench, MODEL_BENCH=path model-bench: run after
+#   MODEL_BENCH=path  the workloads, their tables appended to the report
+#   MODEL_TREE=dir    model-bench's tree (default BENCH_TMP/oz0fs-model-tree,
+#                     made by model-tree.sh when missing)
+#   BENCH_PARTS="..." which of judge model to run when given (default both)
 #   QUICK=1           3 runs, a part of the Linux tree and smaller files
 #   RUNS=N            repetitions (default 5, QUICK 3)
-#   TARGETS="..."     a subset of: native oz0fs passthrough_ll bindfs fuse-overlayfs
+#   TARGETS="..."     a subset of: native oz0fs oz0fs-nojudge passthrough_ll
+#                     bindfs fuse-overlayfs
 #   BENCH_GROUPS="..." a subset of: tree build meta seq rand (not GROUPS:
 #                     bash ignores assignments to that name)
 #   BENCH_NOTE=text   a line for the report (why a run was cut short, ...)
@@ -28,7 +37,8 @@ self="$here/$(basename "$0")"
 # mount of one target; its steps share state (the untarred tree, the 100k
 # files), so when a step fails the rest of its group is recorded as skipped.
 #   mode: time  timed as is
-#         warm  run once untimed, then timed
+#         warm  run once untimed, then timed; right after the same step ran
+#               (its cold run), that run is the warm-up
 #         cold  page cache dropped, then timed
 #         prep  untimed set-up (recorded only if it fails)
 #         rss   daemon's peak RSS (VmHWM) / inodes in the tree, in bytes
@@ -39,10 +49,10 @@ workloads() {
 untar           tree   time  untar        240   60   untar the Linux source tree onto the mount
 rss_untar       tree   rss   -              0    0   daemon peak RSS per inode after the untar (bytes)
 git_commit      tree   time  git_commit   300   90   git add -A && git commit of the tree
-status_warm     tree   warm  status        60   30   git status, warm
 status_cold     tree   cold  status       120   60   git status, page cache dropped
-grep_warm       tree   warm  grep         120   60   grep -rF of an absent string over the tree, warm
+status_warm     tree   warm  status        60   30   git status, warm
 grep_cold       tree   cold  grep         240  120   grep -rF of an absent string over the tree, cold
+grep_warm       tree   warm  grep         120   60   grep -rF of an absent string over the tree, warm
 find            tree   time  find          60   30   find -type f | wc -l over the tree
 build_prep      build  prep  build_prep    60   60   generate the C sources
 build           build  time  build        300  120   make -j2 of the generated C files
@@ -59,7 +69,7 @@ rand_read       rand   cold  rand_read    300  120   random 4 KiB reads, cold
 EOF
 }
 
-all_targets="native oz0fs passthrough_ll bindfs fuse-overlayfs"
+all_targets="native oz0fs oz0fs-nojudge passthrough_ll bindfs fuse-overlayfs"
 all_groups="tree build meta seq rand"
 
 # ---- Sizes ----------------------------------------------------------------
@@ -83,7 +93,12 @@ else
 	build_files=240
 	size_col=full
 fi
-targets=${TARGETS:-$all_targets}
+# oz0fs-nojudge is a default target only when its binary is given.
+if [ -n "${OZ0FS_NOJUDGE:-}" ]; then
+	targets=${TARGETS:-$all_targets}
+else
+	targets=${TARGETS:-$(echo "$all_targets" | sed 's/ oz0fs-nojudge//')}
+fi
 groups=${BENCH_GROUPS:-$all_groups}
 needle='oz0fs-bench: a string no source file holds'
 linux_tarball=/usr/src/linux-source-6.1.tar.xz
@@ -164,6 +179,13 @@ mount_oz0fs() {
 	"$oz0fs" ${OZ0FS_OPTS:+-o "$OZ0FS_OPTS"} "$1" "$2"
 }
 comm_oz0fs() { echo oz0fs; }
+
+# The same oz0fs, same options, but its judge allows everything unasked.
+mount_oz0fs_nojudge() {
+	# shellcheck disable=SC2086 # OZ0FS_OPTS is a list of words by design
+	"$oz0fs_nojudge" ${OZ0FS_OPTS:+-o "$OZ0FS_OPTS"} "$1" "$2"
+}
+comm_oz0fs_nojudge() { echo oz0fs-nojudge; }
 
 # passthrough_ll at its fastest: kernel caches kept (cache=always), writeback
 # cache, multithreaded with a cloned /dev/fuse fd per thread.
@@ -255,16 +277,31 @@ run_step() {
 }
 
 # run_group RUN TARGET GROUP: one fresh mount, the group's steps in order.
+# A group that failed on a target in two runs is not tried again: its steps
+# are recorded as skipped at once (a target that cannot untar the tree would
+# otherwise spend minutes failing in every run).
 run_group() {
 	run=$1 target=$2 group=$3
 	backing="$work/$target"
 	mnt="$work/$target.mnt"
+	failed=
+	if [ "$(grep -cxF "$target $group" "$work/failures")" -ge 2 ]; then
+		failed="skipped: failed in two earlier runs"
+		say "run $run: $group on $target $failed"
+		workloads | grep -v '^#' | while read -r name grp mode _; do
+			[ "$grp" = "$group" ] || continue
+			[ "$mode" != prep ] || continue
+			record "$run" "$target" "$name" "" s failed "$failed"
+		done
+		return 0
+	fi
 	fresh_backing "$backing"
 	mkdir -p "$mnt"
-	failed=
 	if ! out=$("mount_$(fn "$target")" "$backing" "$mnt" 2>&1); then
 		failed="mount failed: $out"
+		echo "$target $group" >>"$work/failures"
 	fi
+	last=
 	workloads | grep -v '^#' | while read -r name grp mode step tfull tquick _what; do
 		[ "$grp" = "$group" ] || continue
 		if [ -n "$failed" ]; then
@@ -286,9 +323,10 @@ run_group() {
 		if [ "$size_col" = quick ]; then limit=$tquick; else limit=$tfull; fi
 		rc=0
 		case $mode in
-		warm) run_step "$step" "$limit" "$mnt" "$backing" || rc=$? ;;
+		warm) [ "$last" = "$step" ] || run_step "$step" "$limit" "$mnt" "$backing" || rc=$? ;;
 		cold) drop_caches ;;
 		esac
+		last=$step
 		if [ $rc -eq 0 ]; then
 			t0=$(now)
 			run_step "$step" "$limit" "$mnt" "$backing" || rc=$?
@@ -303,6 +341,7 @@ run_group() {
 			say "$target $name failed: $why"
 			record "$run" "$target" "$name" "" s failed "$why"
 			failed="skipped: $name failed"
+			echo "$target $group" >>"$work/failures"
 		fi
 	done
 	unmount "$target" "$mnt"
@@ -360,6 +399,7 @@ prepare_tools() {
 usable() {
 	case $1 in
 	oz0fs) [ -x "$oz0fs" ] || { echo "no oz0fs binary (set OZ0FS)"; return 1; } ;;
+	oz0fs-nojudge) [ -x "$oz0fs_nojudge" ] || { echo "no oz0fs-nojudge binary (set OZ0FS_NOJUDGE)"; return 1; } ;;
 	passthrough_ll)
 		[ -x "$tools/passthrough_ll" ] || {
 			echo "libfuse3-dev ships no passthrough_ll.c example"
@@ -377,6 +417,10 @@ usable() {
 	# oz0fs must judge: a new file among the hooks has to be refused.
 	if [ $rc -eq 0 ] && [ "$1" = oz0fs ] && touch "$m/.git/hooks/pre-commit" 2>/dev/null; then
 		echo "oz0fs accepted a new .git/hooks/pre-commit: its policy was NOT enforcing in this run" >>"$notes"
+	fi
+	# ... and oz0fs-nojudge must not, or the judge's share means nothing.
+	if [ $rc -eq 0 ] && [ "$1" = oz0fs-nojudge ] && ! touch "$m/.git/hooks/pre-commit" 2>/dev/null; then
+		echo "oz0fs-nojudge refused a new .git/hooks/pre-commit: it is not the variant whose judge allows everything" >>"$notes"
 	fi
 	unmount "$1" "$m"
 	rm -rf "$b" "$b.lower" "$b.work"
@@ -417,7 +461,9 @@ write_report() {
 		echo
 		[ ! -s "$notes" ] || { sed 's/.*/**&**/' "$notes"; echo; }
 		[ -z "${BENCH_NOTE:-}" ] || { echo "$BENCH_NOTE"; echo; }
-		sh "$here/report.sh" "$1" "$report_base.dat" "$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')" "$all_targets"
+		order=$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')
+		# oz0fs-nojudge has a table of its own below, and no bars in the chart.
+		sh "$here/report.sh" "$1" "$report_base.dat" "$order" "$(echo "$all_targets" | sed 's/ oz0fs-nojudge//')"
 		echo
 		echo "Each cell: median (min–max) over the runs, and the ratio of the median to native ext4's."
 		echo "Times in seconds; RSS rows in bytes of the daemon's peak RSS (VmHWM) per inode in the tree."
@@ -425,6 +471,24 @@ write_report() {
 		echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
 		echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
 		echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
+		share=$(sh "$here/report.sh" --judge "$1" "$order")
+		if [ -n "$share" ]; then
+			echo
+			echo "## The judge's share of an operation's time"
+			echo
+			echo "oz0fs against oz0fs-nojudge, the same build mounted the same way but with a judge that allows every"
+			echo "operation without asking (\`OZ0_JUDGE_ALLOWS_ALL\`, built only for the benchmark). Judge share:"
+			echo "(oz0fs − oz0fs-nojudge) / oz0fs of the medians, \"within noise\" where the two ranges (min–max) overlap."
+			echo
+			echo "$share"
+		fi
+		for part in judge model; do
+			f=${work:-/nonexistent}/$part.md
+			[ -s "$f" ] || continue
+			echo
+			# Each part's table is headed "# ..." of its own: one level down here.
+			sed 's/^#/##/' "$f"
+		done
 	} >"$report_base.md"
 	gperr=$(mktemp)
 	if gnuplot -e "datafile='$report_base.dat'; outfile='$report_base.png'" "$here/chart.gp" 2>"$gperr"; then
@@ -436,6 +500,41 @@ write_report() {
 	say "report: $report_base.md"
 }
 
+# parts: the judge and the model benchmarks (make bench-judge, bench-model),
+# each a program that prints its own Markdown table, kept for the report.
+parts() {
+	sync
+	case " ${BENCH_PARTS-judge model} " in *" judge "*) ;; *) JUDGE_BENCH= ;; esac
+	case " ${BENCH_PARTS-judge model} " in *" model "*) ;; *) MODEL_BENCH= ;; esac
+	if [ -n "${JUDGE_BENCH:-}" ]; then
+		say "judge benchmark"
+		# Given a file, judge-bench writes its table there with a heading.
+		"$JUDGE_BENCH" "$work/judge.md" >/dev/null 2>"$work/part.err" ||
+			echo "judge-bench failed: $(tail -n 1 "$work/part.err")" >>"$notes"
+	fi
+	if [ -n "${MODEL_BENCH:-}" ]; then
+		tree=${MODEL_TREE:-$BENCH_TMP/oz0fs-model-tree}
+		if ! [ -d "$tree/.git" ]; then
+			say "making the model benchmark's tree in $tree"
+			bash "$here/model-tree.sh" "$tree" >/dev/null 2>"$work/part.err" ||
+				echo "model-tree.sh failed: $(tail -n 1 "$work/part.err")" >>"$notes"
+		fi
+		say "model benchmark"
+		if table=$("$MODEL_BENCH" "$tree" 2>"$work/part.err"); then
+			{
+				echo "# The Git model"
+				echo
+				echo "\`make bench-model\`: the model's build when the mount starts, its refresh after \`git add\`, and a full"
+				echo "rebuild, on a tree of 1,000 submodules (200 checked out) and 100,000 index entries (tests/bench/model-tree.sh)."
+				echo
+				echo "$table"
+			} >"$work/model.md"
+		else
+			echo "model-bench failed: $(tail -n 1 "$work/part.err")" >>"$notes"
+		fi
+	fi
+}
+
 # ---- Main -----------------------------------------------------------------
 [ "$(id -u)" = 0 ] || die "run as root: it installs packages, mounts and drops caches"
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
@@ -444,8 +543,9 @@ if [ "${QUICK:-0}" = 1 ]; then name=${NAME:-quick}; else name=${NAME:-latest}; f
 report_base="$RESULTS/$name"
 mkdir -p "$RESULTS"
 tree_cache="$BENCH_TMP/oz0fs-bench-tree${tree_part:+-quick}.tar"
-oz0fs=${OZ0FS:-}
-[ -z "$oz0fs" ] || oz0fs=$(cd "$(dirname "$oz0fs")" && pwd)/$(basename "$oz0fs")
+abspath() { [ -z "$1" ] || echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+oz0fs=$(abspath "${OZ0FS:-}")
+oz0fs_nojudge=$(abspath "${OZ0FS_NOJUDGE:-}")
 [ ! -x "$oz0fs" ] || oz0fs_version=$("$oz0fs" --version 2>/dev/null | head -n 1) || true
 if [ "${1:-}" = __report ]; then
 	notes=/dev/null
@@ -459,6 +559,7 @@ mkdir -p "$tools"
 csv="$work/results.csv"
 notes="$work/notes"
 : >"$notes"
+: >"$work/failures"
 cleanup() {
 	for t in $all_targets; do unmount "$t" "$work/$t.mnt" 2>/dev/null || true; done
 	rm -rf "$work"
@@ -505,5 +606,6 @@ while [ $r -le "$runs" ]; do
 	done
 	r=$((r + 1))
 done
+parts
 elapsed=$(echo "$(now) - $started" | bc | cut -d. -f1)
 write_report "$csv" "$((elapsed / 60)) min"

@@ -83,6 +83,10 @@ config_attacks() {
 	refused "write config" write $cfg fsop append "$M/$cfg" evil
 	refused "truncate config" truncate $cfg fsop truncate "$M/$cfg" 0
 	refused "chmod config" chmod $cfg fsop chmod "$M/$cfg" 666
+	refused "chmod config, execute bits and more" chmod $cfg fsop chmod "$M/$cfg" 777
+	refused "a legacy remote with an ext:: URL" create .git/branches/x fsop create "$M/.git/branches/x" "ext::sh -c evil"
+	check "make the missing legacy remotes folder, empty (as git init does)" fsop mkdir "$M/.git/remotes"
+	refused "a legacy remote in it" create .git/remotes/origin fsop create "$M/.git/remotes/origin" "URL: ext::sh"
 	refused "unlink config" unlink $cfg fsop unlink "$M/$cfg"
 	refused "setxattr on config" setxattr $cfg fsop setxattr "$M/$cfg" user.evil 1
 	refused "removexattr on config" removexattr $cfg fsop removexattr "$M/$cfg" user.oz0

@@ -37,6 +37,8 @@ clean_inside() {
 }
 
 git_basics() {
+	check "git init in the repository (reinitialises it, flipping config's execute bit)" git -C "$M" init -q
+	check_fails "chmod config beyond its execute bits" chmod 666 "$M/.git/config"
 	check "edit, git add" bash -c "echo more >>'$M/notes.txt' && echo new >'$M/added.txt' && git -C '$M' add notes.txt added.txt"
 	check "git commit" git -C "$M" commit -qm second
 	check_eq "git status after commit" "" "$(git -C "$M" status --porcelain 2>&1)"

@@ -19,7 +19,7 @@ static char *resolved(const char *base, const char *pointer)
 	_cleanup_free_ char *out = NULL;
 	const char *why = NULL;
 	char *answer = NULL;
-	int r = discover_resolve(TREE, base, pointer, strlen(pointer), &out, &why);
+	int r = discover_resolve(TREE, NULL, base, pointer, strlen(pointer), &out, &why);
 
 	if (r == 1)
 		cr_assert_neq(asprintf(&answer, "in:%s", out), -1);
@@ -78,7 +78,7 @@ Test(discover, malformed)
 	expect("", "./a", "invalid:it has an empty or '.' component");
 	expect("", "a/../../b", "invalid:it has a '..' after a folder name");
 	expect("", "", "invalid:it is empty");
-	cr_assert_eq(discover_resolve(TREE, "", "a\0b", 3, &out, &why), -EINVAL);
+	cr_assert_eq(discover_resolve(TREE, NULL, "", "a\0b", 3, &out, &why), -EINVAL);
 	cr_assert_str_eq(why, "it holds a NUL byte");
 	cr_assert_null(out);
 }

@@ -18,58 +18,30 @@
 #include "git/model.h"
 #include "policy/conf.h"
 #include "policy/policy.h"
+#include "tests/unit/tree-fixture.h"
 
-static char top[] = P_tmpdir "/oz0-model-XXXXXX";
-static int rootfd = -1;
 static struct git_model *model;
 static const struct policy_snapshot *snap;
 
-/* Runs a shell command in the tree. */
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	_cleanup_free_ char *cmd = NULL, *full = NULL;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&cmd, fmt, ap);
-	va_end(ap);
-	cr_assert_neq(r, -1);
-	cr_assert_neq(asprintf(&full, "cd '%s' && { %s; } >/dev/null 2>&1", top, cmd), -1);
-	cr_assert_eq(system(full), 0, "failed: %s", cmd);
-}
-
-static void setup(void)
-{
-	cr_assert_not_null(mkdtemp(top));
-	rootfd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	cr_assert_geq(rootfd, 0);
-}
-
 static void teardown(void)
 {
-	_cleanup_free_ char *cmd = NULL;
-
 	policy_snapshot_release(snap);
 	git_model_free(model);
-	closep(&rootfd);
-	cr_assert_neq(asprintf(&cmd, "chmod -R u+rwx '%s'; rm -rf '%s'", top, top), -1);
-	cr_assert_eq(system(cmd), 0);
+	fixture_remove();
 }
 
-TestSuite(model, .init = setup, .fini = teardown);
+TestSuite(model, .init = fixture_make, .fini = teardown);
 
 static void git_init(void)
 {
-	sh("git init -q .");
+	fixture_sh("git init -q .");
 }
 
 /* Builds the model and takes the current snapshot into snap. */
 static void build(const struct policy_config *cfg)
 {
 	char *err = NULL;
-	int r = git_model_new(rootfd, cfg, &model, &err);
+	int r = git_model_new(fixture_rootfd, NULL, cfg, &model, &err);
 
 	cr_assert_eq(r, 0, "git_model_new: %d %s", r, err ? err : "");
 	cr_assert_null(err);
@@ -88,7 +60,7 @@ static void assert_refused(int err, const char *what)
 {
 	_cleanup_free_ char *msg = NULL;
 	struct git_model *m = NULL;
-	int r = git_model_new(rootfd, NULL, &m, &msg);
+	int r = git_model_new(fixture_rootfd, NULL, NULL, &m, &msg);
 
 	cr_assert_eq(r, err, "got %d (%s), want %d", r, msg ? msg : "", err);
 	cr_assert_null(m);
@@ -101,7 +73,7 @@ static struct policy_id id_of(const char *path)
 {
 	struct stat st;
 
-	cr_assert_eq(fstatat(rootfd, path, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), 0, "%s", path);
+	cr_assert_eq(fstatat(fixture_rootfd, path, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH), 0, "%s", path);
 	return (struct policy_id){ .dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino };
 }
 
@@ -164,7 +136,7 @@ static const char *remove_verdict(enum policy_op op, const char *parent, const c
 Test(model, git_directory)
 {
 	git_init();
-	sh("mkdir -p .git/hooks/lib && echo x > .git/hooks/lib/helper && echo y > .git/hooks/pre-commit");
+	fixture_sh("mkdir -p .git/hooks/lib && echo x > .git/hooks/lib/helper && echo y > .git/hooks/pre-commit");
 	build(NULL);
 
 	cr_assert_eq(flags_of(".git"), POLICY_ANCHOR);
@@ -205,7 +177,7 @@ Test(model, git_rewrites_config_through_a_lock)
 	struct policy_id config;
 
 	git_init();
-	sh("cp .git/config .git/config.lock");
+	fixture_sh("cp .git/config .git/config.lock");
 	build(NULL);
 	config = id_of(".git/config");
 	/* git config's rename of config.lock over config: only identical bytes pass. */
@@ -221,7 +193,7 @@ Test(model, git_rewrites_config_through_a_lock)
 Test(model, config_worktree_present)
 {
 	git_init();
-	sh("git config extensions.worktreeConfig true && git config --worktree core.bare false");
+	fixture_sh("git config extensions.worktreeConfig true && git config --worktree core.bare false");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/config.worktree"), CAR);
 	cr_assert_str_eq(object_verdict(POLICY_OP_TRUNCATE, ".git/config.worktree"), POLICY_RULE_PROTECTED);
@@ -230,7 +202,7 @@ Test(model, config_worktree_present)
 Test(model, missing_hooks_and_config)
 {
 	git_init();
-	sh("rm -rf .git/hooks .git/config");
+	fixture_sh("rm -rf .git/hooks .git/config");
 	build(NULL);
 	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, ".git", "hooks"), POLICY_RULE_MISSING);
 	cr_assert_str_eq(add_verdict(POLICY_OP_SYMLINK, ".git", "hooks"), POLICY_RULE_MISSING);
@@ -241,41 +213,41 @@ Test(model, missing_hooks_and_config)
 Test(model, symlinked_hooks_refused)
 {
 	git_init();
-	sh("mv .git/hooks hooks-elsewhere && ln -s ../hooks-elsewhere .git/hooks");
+	fixture_sh("mv .git/hooks hooks-elsewhere && ln -s ../hooks-elsewhere .git/hooks");
 	assert_refused(-ELOOP, "'.git/hooks' is a symbolic link");
 }
 
 Test(model, symlink_inside_hooks_refused)
 {
 	git_init();
-	sh("echo evil > evil.sh && ln -s ../../evil.sh .git/hooks/pre-commit");
+	fixture_sh("echo evil > evil.sh && ln -s ../../evil.sh .git/hooks/pre-commit");
 	assert_refused(-ELOOP, "'.git/hooks/pre-commit' is a symbolic link");
 }
 
 Test(model, fifo_config_refused)
 {
 	git_init();
-	sh("rm .git/config && mkfifo .git/config");
+	fixture_sh("rm .git/config && mkfifo .git/config");
 	assert_refused(-EINVAL, "'.git/config' is a FIFO");
 }
 
 Test(model, symlinked_config_refused)
 {
 	git_init();
-	sh("mv .git/config my-config && ln -s ../my-config .git/config");
+	fixture_sh("mv .git/config my-config && ln -s ../my-config .git/config");
 	assert_refused(-ELOOP, "'.git/config' is a symbolic link");
 }
 
 Test(model, commondir_refused)
 {
 	git_init();
-	sh("echo .. > .git/commondir");
+	fixture_sh("echo .. > .git/commondir");
 	assert_refused(-EEXIST, "git writes commondir only in a linked worktree's folder");
 }
 
 Test(model, git_file)
 {
-	sh("mkdir -p elsewhere && git init -q --separate-git-dir=elsewhere/repo.git .");
+	fixture_sh("mkdir -p elsewhere && git init -q --separate-git-dir=elsewhere/repo.git .");
 	build(NULL);
 	cr_assert_eq(flags_of(".git"), CA);
 	cr_assert_str_eq(object_verdict(POLICY_OP_WRITE, ".git"), POLICY_RULE_PROTECTED);
@@ -294,13 +266,13 @@ Test(model, git_file)
 
 Test(model, git_symlink_refused)
 {
-	sh("mkdir real && git init -q real && ln -s real/.git .git");
+	fixture_sh("mkdir real && git init -q real && ln -s real/.git .git");
 	assert_refused(-ELOOP, "'.git' is a symbolic link");
 }
 
 Test(model, no_git)
 {
-	sh("echo hello > file");
+	fixture_sh("echo hello > file");
 	build(NULL);
 	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "", ".git"), "allow");
 	cr_assert_eq(flags_of("file"), 0);
@@ -312,8 +284,8 @@ Test(model, no_git)
 Test(model, tool_paths)
 {
 	git_init();
-	sh("mkdir -p .claude/commands && echo '{}' > .claude/settings.json && echo x > .claude/commands/c.md");
-	sh("echo 'export A=1' > .envrc");
+	fixture_sh("mkdir -p .claude/commands && echo '{}' > .claude/settings.json && echo x > .claude/commands/c.md");
+	fixture_sh("echo 'export A=1' > .envrc");
 	build(NULL);
 	cr_assert_eq(flags_of(".claude"), CFA);
 	cr_assert_eq(flags_of(".claude/commands"), CFA);
@@ -346,7 +318,7 @@ Test(model, vscode_folder_made_during_the_mount)
 	cr_assert(policy_watched(snap, root, ".vscode"));
 	cr_assert_not(policy_watched(snap, root, ".git"));
 
-	sh("mkdir .vscode");
+	fixture_sh("mkdir .vscode");
 	git_model_changed(model, root, ".vscode");
 	refresh();
 	cr_assert_eq(flags_of(".vscode"), POLICY_ANCHOR);
@@ -359,7 +331,7 @@ Test(model, vscode_folder_made_during_the_mount)
 Test(model, vscode_tasks_present)
 {
 	git_init();
-	sh("mkdir .vscode && echo '{}' > .vscode/tasks.json && echo '{}' > .vscode/settings.json");
+	fixture_sh("mkdir .vscode && echo '{}' > .vscode/tasks.json && echo '{}' > .vscode/settings.json");
 	build(NULL);
 	cr_assert_eq(flags_of(".vscode"), POLICY_ANCHOR);
 	cr_assert_eq(flags_of(".vscode/tasks.json"), CA);
@@ -370,7 +342,7 @@ Test(model, vscode_tasks_present)
 Test(model, file_on_the_way_is_an_anchor)
 {
 	git_init();
-	sh("echo not-a-folder > .vscode");
+	fixture_sh("echo not-a-folder > .vscode");
 	build(NULL);
 	cr_assert_eq(flags_of(".vscode"), POLICY_ANCHOR);
 	cr_assert_str_eq(remove_verdict(POLICY_OP_UNLINK, "", ".vscode"), POLICY_RULE_ANCHOR);
@@ -379,7 +351,7 @@ Test(model, file_on_the_way_is_an_anchor)
 Test(model, symlink_on_the_way_refused)
 {
 	git_init();
-	sh("mkdir real && ln -s real .vscode");
+	fixture_sh("mkdir real && ln -s real .vscode");
 	assert_refused(-ELOOP, "'.vscode' is a symbolic link");
 }
 
@@ -389,7 +361,7 @@ static struct policy_config *load_config(const char *text)
 	struct policy_config *cfg = NULL;
 	FILE *f;
 
-	cr_assert_neq(asprintf(&file, "%s.conf", top), -1);
+	cr_assert_neq(asprintf(&file, "%s.conf", fixture_top), -1);
 	f = fopen(file, "we");
 	cr_assert_not_null(f);
 	fputs(text, f);
@@ -406,7 +378,7 @@ Test(model, protect_and_unprotect)
 	_cleanup_free_ char *reason = NULL;
 
 	git_init();
-	sh("echo '{}' > .mcp.json && echo 'export A=1' > .envrc && mkdir -p .idea/x && echo y > .idea/x/ws.xml");
+	fixture_sh("echo '{}' > .mcp.json && echo 'export A=1' > .envrc && mkdir -p .idea/x && echo y > .idea/x/ws.xml");
 	build(cfg);
 	cr_assert_neq(asprintf(&reason, "named in [protect] of %s", cfg->file), -1);
 	policy_config_free(cfg); /* the model keeps its own copy */
@@ -426,14 +398,14 @@ Test(model, protect_and_unprotect)
 Test(model, depth_bound)
 {
 	git_init();
-	sh("mkdir -p .git/hooks/1/2/3/4/5/6/7/8");
+	fixture_sh("mkdir -p .git/hooks/1/2/3/4/5/6/7/8");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/hooks/1/2/3/4/5/6/7/8"), CFA);
 	git_model_free(model);
 	model = NULL;
 	policy_snapshot_release(snap);
 	snap = NULL;
-	sh("mkdir .git/hooks/1/2/3/4/5/6/7/8/9");
+	fixture_sh("mkdir .git/hooks/1/2/3/4/5/6/7/8/9");
 	assert_refused(-E2BIG, "more than 8 folders below '.git/hooks'");
 }
 
@@ -441,7 +413,7 @@ Test(model, entry_bound)
 {
 	git_init();
 	/* git init made some samples; make the total 10,001. */
-	sh("cd .git/hooks && n=$(ls -A | wc -l) && seq 1 $((10001 - n)) | sed 's/^/h/' | xargs touch");
+	fixture_sh("cd .git/hooks && n=$(ls -A | wc -l) && seq 1 $((10001 - n)) | sed 's/^/h/' | xargs touch");
 	assert_refused(-E2BIG, "'.git/hooks' holds more than 10000 entries");
 }
 
@@ -450,7 +422,7 @@ static void become_nobody(void)
 {
 	if (geteuid() != 0)
 		return;
-	sh("chown -R 65534:65534 .");
+	fixture_sh("chown -R 65534:65534 .");
 	cr_assert_eq(setgroups(0, NULL), 0);
 	cr_assert_eq(setresgid(65534, 65534, 65534), 0);
 	cr_assert_eq(setresuid(65534, 65534, 65534), 0);
@@ -460,10 +432,10 @@ Test(model, unsearchable_folder_refused)
 {
 	git_init();
 	become_nobody();
-	sh("chmod 0 .git/hooks");
+	fixture_sh("chmod 0 .git/hooks");
 	assert_refused(-EACCES, "cannot look into '.git/hooks': Permission denied; give the daemon's user its "
 				"access back (chmod u+rwx '.git/hooks')");
-	sh("chmod 755 .git/hooks && chmod 0 .git");
+	fixture_sh("chmod 755 .git/hooks && chmod 0 .git");
 	assert_refused(-EACCES, "(chmod u+rwx '.git')");
 }
 
@@ -474,7 +446,7 @@ Test(model, failed_rebuild_keeps_the_last_snapshot)
 	git_init();
 	build(NULL);
 	before = snap;
-	sh("rm .git/config && mkfifo .git/config");
+	fixture_sh("rm .git/config && mkfifo .git/config");
 	git_model_changed(model, id_of(""), ".vscode");
 	refresh();
 	cr_assert_eq(snap, before, "a failed rebuild published something");
@@ -514,7 +486,7 @@ Test(model, concurrent_rebuilds)
 
 static void commit_something(const char *dir)
 {
-	sh("echo x >>'%s/f' && git -C '%s' add f && git -C '%s' commit -qm x", dir, dir, dir);
+	fixture_sh("echo x >>'%s/f' && git -C '%s' add f && git -C '%s' commit -qm x", dir, dir, dir);
 }
 
 Test(model, git_file_outside_the_tree)
@@ -523,7 +495,7 @@ Test(model, git_file_outside_the_tree)
 	char outside[] = P_tmpdir "/oz0-outside-XXXXXX";
 
 	cr_assert_not_null(mkdtemp(outside));
-	sh("git init -q --separate-git-dir='%s/repo.git' .", outside);
+	fixture_sh("git init -q --separate-git-dir='%s/repo.git' .", outside);
 	build(NULL);
 	cr_assert_eq(flags_of(".git"), CA);
 	/* Left to the system: nothing in the tree but the file itself. */
@@ -534,7 +506,7 @@ Test(model, git_file_outside_the_tree)
 
 Test(model, git_file_naming_a_missing_folder)
 {
-	sh("echo 'gitdir: later/repo.git' > .git");
+	fixture_sh("echo 'gitdir: later/repo.git' > .git");
 	build(NULL);
 	/* A folder made there would be the one git reads. */
 	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "", "later"), "allow");
@@ -543,17 +515,17 @@ Test(model, git_file_naming_a_missing_folder)
 
 Test(model, git_file_refusals)
 {
-	sh("printf 'gitdir: a/../b\\n' > .git");
+	fixture_sh("printf 'gitdir: a/../b\\n' > .git");
 	assert_refused(-EINVAL, "cannot follow '.git': it has a '..' after a folder name");
-	sh("printf 'gitdir: a\\0b\\n' > .git");
+	fixture_sh("printf 'gitdir: a\\0b\\n' > .git");
 	assert_refused(-EINVAL, "it holds a NUL byte");
-	sh("printf 'gitdir: a//b\\n' > .git");
+	fixture_sh("printf 'gitdir: a//b\\n' > .git");
 	assert_refused(-EINVAL, "empty or '.' component");
-	sh("printf 'nonsense\\n' > .git");
+	fixture_sh("printf 'nonsense\\n' > .git");
 	assert_refused(-EINVAL, "it does not begin with 'gitdir: '");
-	sh("mkdir -p real/repo.git && ln -s real link && printf 'gitdir: link/repo.git\\n' > .git");
+	fixture_sh("mkdir -p real/repo.git && ln -s real link && printf 'gitdir: link/repo.git\\n' > .git");
 	assert_refused(-ELOOP, "'link' is a symbolic link on the way to 'link/repo.git'");
-	sh("head -c 2000000 /dev/zero > .git");
+	fixture_sh("head -c 2000000 /dev/zero > .git");
 	assert_refused(-EFBIG, "cannot follow '.git'");
 }
 
@@ -561,8 +533,8 @@ Test(model, linked_worktree_in_the_tree)
 {
 	git_init();
 	commit_something(".");
-	sh("git config extensions.worktreeConfig true && git worktree add -q wt -b side");
-	sh("git -C wt config --worktree core.bare false");
+	fixture_sh("git config extensions.worktreeConfig true && git worktree add -q wt -b side");
+	fixture_sh("git -C wt config --worktree core.bare false");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/worktrees/wt"), POLICY_ANCHOR);
 	cr_assert_eq(flags_of(".git/worktrees/wt/commondir"), CA);
@@ -582,11 +554,11 @@ Test(model, linked_worktree_missing_config_worktree)
 {
 	git_init();
 	commit_something(".");
-	sh("git worktree add -q wt -b side");
+	fixture_sh("git worktree add -q wt -b side");
 	build(NULL);
 	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, ".git/worktrees/wt", "config.worktree"), POLICY_RULE_MISSING);
 	/* A worktree added during the mount is the agent's own. */
-	sh("git worktree add -q wt2 -b side2");
+	fixture_sh("git worktree add -q wt2 -b side2");
 	git_model_changed(model, id_of(""), ".vscode");
 	refresh();
 	cr_assert_eq(flags_of(".git/worktrees/wt2/commondir"), 0);
@@ -597,8 +569,8 @@ Test(model, linked_worktree_missing_config_worktree)
 /* The tree is a linked worktree of a repository kept in the tree. */
 Test(model, tree_is_a_linked_worktree)
 {
-	sh("git init -q repo && echo x > repo/f && git -C repo add f && git -C repo commit -qm x");
-	sh("git -C repo worktree add -q ../wt -b side && cp wt/.git .git");
+	fixture_sh("git init -q repo && echo x > repo/f && git -C repo add f && git -C repo commit -qm x");
+	fixture_sh("git -C repo worktree add -q ../wt -b side && cp wt/.git .git");
 	build(NULL);
 	cr_assert_eq(flags_of(".git"), CA);
 	cr_assert_eq(flags_of("repo/.git/worktrees/wt/commondir"), CA);
@@ -609,14 +581,14 @@ Test(model, tree_is_a_linked_worktree)
 
 Test(model, commondir_outside_a_worktree_folder_refused)
 {
-	sh("mkdir -p other/repo.git && echo 'gitdir: other/repo.git' > .git && echo .. > other/repo.git/commondir");
+	fixture_sh("mkdir -p other/repo.git && echo 'gitdir: other/repo.git' > .git && echo .. > other/repo.git/commondir");
 	assert_refused(-EEXIST, "'other/repo.git/commondir' exists");
 }
 
 Test(model, commondir_stand_in)
 {
 	git_init();
-	sh("echo . > .git/commondir");
+	fixture_sh("echo . > .git/commondir");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/commondir"), CA);
 }
@@ -625,16 +597,16 @@ Test(model, commondir_stand_in)
  * below .git/modules. */
 Test(model, nested_submodules)
 {
-	sh("mkdir srcs && git init -q srcs/inner && echo i > srcs/inner/i && git -C srcs/inner add i && "
+	fixture_sh("mkdir srcs && git init -q srcs/inner && echo i > srcs/inner/i && git -C srcs/inner add i && "
 	   "git -C srcs/inner commit -qm i");
-	sh("git init -q srcs/mid && echo m > srcs/mid/m && git -C srcs/mid add m && git -C srcs/mid commit -qm m");
-	sh("git -C srcs/mid -c protocol.file.allow=always submodule add -q '%s/srcs/inner' inner && "
+	fixture_sh("git init -q srcs/mid && echo m > srcs/mid/m && git -C srcs/mid add m && git -C srcs/mid commit -qm m");
+	fixture_sh("git -C srcs/mid -c protocol.file.allow=always submodule add -q '%s/srcs/inner' inner && "
 	   "git -C srcs/mid commit -qm s",
-	   top);
+	   fixture_top);
 	git_init();
 	commit_something(".");
-	sh("git -c protocol.file.allow=always submodule add -q '%s/srcs/mid' mid && git commit -qm s", top);
-	sh("git -c protocol.file.allow=always submodule update -q --init --recursive");
+	fixture_sh("git -c protocol.file.allow=always submodule add -q '%s/srcs/mid' mid && git commit -qm s", fixture_top);
+	fixture_sh("git -c protocol.file.allow=always submodule update -q --init --recursive");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/modules/mid"), POLICY_ANCHOR);
 	cr_assert_eq(flags_of(".git/modules/mid/config"), CAR);
@@ -656,7 +628,7 @@ Test(model, nested_submodules)
 Test(model, submodule_name_with_a_slash)
 {
 	git_init();
-	sh("mkdir -p .git/modules/libs/a/hooks && touch .git/modules/libs/a/HEAD .git/modules/libs/a/config");
+	fixture_sh("mkdir -p .git/modules/libs/a/hooks && touch .git/modules/libs/a/HEAD .git/modules/libs/a/config");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/modules/libs/a/config"), CAR);
 	cr_assert_eq(flags_of(".git/modules/libs/a/hooks"), CFA);
@@ -665,7 +637,7 @@ Test(model, submodule_name_with_a_slash)
 
 static void fake_modules(unsigned n)
 {
-	sh("for i in $(seq %u); do mkdir -p .git/modules/m$i/hooks && touch .git/modules/m$i/HEAD; done", n);
+	fixture_sh("for i in $(seq %u); do mkdir -p .git/modules/m$i/hooks && touch .git/modules/m$i/HEAD; done", n);
 }
 
 Test(model, modules_bound_by_count)
@@ -691,14 +663,14 @@ Test(model, modules_bound_by_count)
 Test(model, modules_bound_by_depth)
 {
 	git_init();
-	sh("mkdir -p .git/modules/a/b/c/d/e/f/g/h && touch .git/modules/a/b/c/d/e/f/g/h/HEAD");
+	fixture_sh("mkdir -p .git/modules/a/b/c/d/e/f/g/h && touch .git/modules/a/b/c/d/e/f/g/h/HEAD");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/modules/a/b/c/d/e/f/g/h/HEAD"), 0);
 	policy_snapshot_release(snap);
 	git_model_free(model);
 	snap = NULL;
 	model = NULL;
-	sh("rm .git/modules/a/b/c/d/e/f/g/h/HEAD && mkdir .git/modules/a/b/c/d/e/f/g/h/i && "
+	fixture_sh("rm .git/modules/a/b/c/d/e/f/g/h/HEAD && mkdir .git/modules/a/b/c/d/e/f/g/h/i && "
 	   "touch .git/modules/a/b/c/d/e/f/g/h/i/HEAD");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/modules/a/b/c/d/e/f/g/h/i/HEAD"), CA);
@@ -707,7 +679,7 @@ Test(model, modules_bound_by_depth)
 Test(model, symlinked_module_refused)
 {
 	git_init();
-	sh("mkdir -p elsewhere/x && touch elsewhere/x/HEAD && mkdir -p .git/modules && ln -s ../../elsewhere/x "
+	fixture_sh("mkdir -p elsewhere/x && touch elsewhere/x/HEAD && mkdir -p .git/modules && ln -s ../../elsewhere/x "
 	   ".git/modules/x");
 	assert_refused(-ELOOP, "'.git/modules/x' is a symbolic link");
 }
@@ -716,14 +688,14 @@ Test(model, symlinked_nested_modules_refused)
 {
 	git_init();
 	fake_modules(1);
-	sh("mkdir -p elsewhere/y && touch elsewhere/y/HEAD && ln -s ../../../elsewhere .git/modules/m1/modules");
+	fixture_sh("mkdir -p elsewhere/y && touch elsewhere/y/HEAD && ln -s ../../../elsewhere .git/modules/m1/modules");
 	assert_refused(-ELOOP, "'.git/modules/m1/modules' is a symbolic link");
 }
 
 Test(model, symlinked_worktree_folder_refused)
 {
 	git_init();
-	sh("mkdir -p elsewhere/wt .git/worktrees && ln -s ../../elsewhere/wt .git/worktrees/wt");
+	fixture_sh("mkdir -p elsewhere/wt .git/worktrees && ln -s ../../elsewhere/wt .git/worktrees/wt");
 	assert_refused(-ELOOP, "'.git/worktrees/wt' is a symbolic link");
 }
 
@@ -731,21 +703,21 @@ Test(model, commondir_in_a_module_refused)
 {
 	git_init();
 	fake_modules(1);
-	sh("echo ../.. > .git/modules/m1/commondir");
+	fixture_sh("echo ../.. > .git/modules/m1/commondir");
 	assert_refused(-EEXIST, "'.git/modules/m1/commondir' exists");
 }
 
 Test(model, git_dir_bound)
 {
 	git_init();
-	sh("for i in $(seq 255); do mkdir -p .git/worktrees/w$i; done");
+	fixture_sh("for i in $(seq 255); do mkdir -p .git/worktrees/w$i; done");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/worktrees/w255"), POLICY_ANCHOR);
 	policy_snapshot_release(snap);
 	git_model_free(model);
 	snap = NULL;
 	model = NULL;
-	sh("mkdir .git/worktrees/w256");
+	fixture_sh("mkdir .git/worktrees/w256");
 	assert_refused(-E2BIG, "past the 256 that oz0fs reads");
 }
 
@@ -755,9 +727,9 @@ Test(model, git_dir_bound)
  * repository at PARENT. */
 static void embedded_repo(const char *parent, const char *dir)
 {
-	sh("git init -q '%s/%s' && echo s > '%s/%s/s' && git -C '%s/%s' add s && git -C '%s/%s' commit -qm s", parent, dir,
+	fixture_sh("git init -q '%s/%s' && echo s > '%s/%s/s' && git -C '%s/%s' add s && git -C '%s/%s' commit -qm s", parent, dir,
 	   parent, dir, parent, dir, parent, dir);
-	sh("git -C '%s' add '%s'", parent, dir);
+	fixture_sh("git -C '%s' add '%s'", parent, dir);
 }
 
 Test(model, submodule_with_its_own_git_folder)
@@ -766,7 +738,7 @@ Test(model, submodule_with_its_own_git_folder)
 	commit_something(".");
 	embedded_repo(".", "sub");
 	embedded_repo("sub", "deeper");
-	sh("mkdir -p sub/.git/modules/x sub/.git/worktrees/y && touch sub/.git/modules/x/HEAD");
+	fixture_sh("mkdir -p sub/.git/modules/x sub/.git/worktrees/y && touch sub/.git/modules/x/HEAD");
 	build(NULL);
 	cr_assert_eq(flags_of("sub/.git"), POLICY_ANCHOR);
 	cr_assert_eq(flags_of("sub/.git/hooks"), CFA);
@@ -785,15 +757,15 @@ Test(model, submodule_with_its_own_git_folder)
 Test(model, untracked_nested_repository)
 {
 	git_init();
-	sh("mkdir -p deep/er && git init -q deep/er/nested && git -C deep/er/nested config core.fsmonitor tools/m.sh");
-	sh("git init -q deep/er/nested/inner");
+	fixture_sh("mkdir -p deep/er && git init -q deep/er/nested && git -C deep/er/nested config core.fsmonitor tools/m.sh");
+	fixture_sh("git init -q deep/er/nested/inner");
 	build(NULL);
 	cr_assert_eq(flags_of("deep/er/nested/.git/config"), CAR);
 	cr_assert_eq(flags_of("deep/er/nested/.git/hooks"), CFA);
 	cr_assert_eq(flags_of("deep/er/nested/inner/.git/config"), CAR);
 	cr_assert_str_eq(add_verdict(POLICY_OP_SYMLINK, "deep/er/nested", "tools"), POLICY_RULE_MISSING);
 	/* One made during the mount is the settler's; those found at start stay. */
-	sh("git init -q later");
+	fixture_sh("git init -q later");
 	git_model_changed(model, id_of(""), ".vscode");
 	refresh();
 	cr_assert_eq(flags_of("later/.git/config"), 0);
@@ -802,7 +774,7 @@ Test(model, untracked_nested_repository)
 
 Test(model, nested_repository_through_a_symlinked_git_refused)
 {
-	sh("mkdir -p a/real && git init -q a/real && mv a/real/.git a/real-git && ln -s ../real-git a/real/.git");
+	fixture_sh("mkdir -p a/real && git init -q a/real && mv a/real/.git a/real-git && ln -s ../real-git a/real/.git");
 	assert_refused(-ELOOP, "'a/real/.git' is a symbolic link");
 }
 
@@ -810,7 +782,7 @@ Test(model, submodule_git_file_naming_a_folder_in_the_tree)
 {
 	git_init();
 	commit_something(".");
-	sh("mkdir store && git init -q --separate-git-dir=store/x.git sub && echo s > sub/s && git -C sub add s && "
+	fixture_sh("mkdir store && git init -q --separate-git-dir=store/x.git sub && echo s > sub/s && git -C sub add s && "
 	   "git -C sub commit -qm s && git add sub");
 	build(NULL);
 	cr_assert_eq(flags_of("sub/.git"), CA);
@@ -823,7 +795,7 @@ Test(model, submodule_in_a_linked_worktree_index)
 {
 	git_init();
 	commit_something(".");
-	sh("git worktree add -q wt -b side");
+	fixture_sh("git worktree add -q wt -b side");
 	embedded_repo("wt", "inwt");
 	build(NULL);
 	cr_assert_eq(flags_of("wt/inwt/.git/config"), CAR);
@@ -831,10 +803,10 @@ Test(model, submodule_in_a_linked_worktree_index)
 
 Test(model, sha256_repository)
 {
-	sh("git init -q --object-format=sha256 .");
+	fixture_sh("git init -q --object-format=sha256 .");
 	commit_something(".");
-	sh("git init -q --object-format=sha256 sub && echo s > sub/s && git -C sub add s && git -C sub commit -qm s");
-	sh("git add sub");
+	fixture_sh("git init -q --object-format=sha256 sub && echo s > sub/s && git -C sub add s && git -C sub commit -qm s");
+	fixture_sh("git add sub");
 	build(NULL);
 	cr_assert_eq(flags_of("sub/.git/config"), CAR);
 }
@@ -843,7 +815,7 @@ Test(model, bad_index_refused)
 {
 	git_init();
 	commit_something(".");
-	sh("printf 'X' | dd of=.git/index bs=1 seek=$(($(stat -c %%s .git/index) - 1)) conv=notrunc 2>/dev/null");
+	fixture_sh("printf 'X' | dd of=.git/index bs=1 seek=$(($(stat -c %%s .git/index) - 1)) conv=notrunc 2>/dev/null");
 	assert_refused(-EINVAL, "cannot read the index '.git/index'");
 }
 
@@ -852,7 +824,7 @@ Test(model, symlinked_submodule_git_refused)
 	git_init();
 	commit_something(".");
 	embedded_repo(".", "sub");
-	sh("mv sub/.git sub-git && ln -s ../sub-git sub/.git");
+	fixture_sh("mv sub/.git sub-git && ln -s ../sub-git sub/.git");
 	assert_refused(-ELOOP, "'sub/.git' is a symbolic link");
 }
 
@@ -861,7 +833,7 @@ Test(model, symlinked_submodule_git_refused)
 Test(model, hooks_path_in_the_tree)
 {
 	git_init();
-	sh("mkdir -p .husky/_ && echo x > .husky/_/pre-commit && git config core.hooksPath .husky/_");
+	fixture_sh("mkdir -p .husky/_ && echo x > .husky/_/pre-commit && git config core.hooksPath .husky/_");
 	build(NULL);
 	cr_assert_eq(flags_of(".husky/_"), CFA);
 	cr_assert_eq(flags_of(".husky/_/pre-commit"), CA);
@@ -872,7 +844,7 @@ Test(model, hooks_path_in_the_tree)
 Test(model, included_files)
 {
 	git_init();
-	sh("echo '[core]' > shared.cfg && git config include.path ../shared.cfg && "
+	fixture_sh("echo '[core]' > shared.cfg && git config include.path ../shared.cfg && "
 	   "git config --add include.path ../later.cfg");
 	build(NULL);
 	cr_assert_eq(flags_of("shared.cfg"), CA);
@@ -887,8 +859,8 @@ Test(model, included_file_in_home_inside_the_tree)
 	_cleanup_free_ char *home = NULL;
 
 	git_init();
-	sh("mkdir home && echo '[core]' > home/inc.cfg && git config include.path '~/inc.cfg'");
-	cr_assert_neq(asprintf(&home, "%s/home", top), -1);
+	fixture_sh("mkdir home && echo '[core]' > home/inc.cfg && git config include.path '~/inc.cfg'");
+	cr_assert_neq(asprintf(&home, "%s/home", fixture_top), -1);
 	cr_assert_eq(setenv("HOME", home, 1), 0);
 	build(NULL);
 	cr_assert_eq(flags_of("home/inc.cfg"), CA);
@@ -897,9 +869,9 @@ Test(model, included_file_in_home_inside_the_tree)
 Test(model, configured_programs)
 {
 	git_init();
-	sh("mkdir tools scripts && touch tools/fsmon.sh tools/conv.py scripts/x.sh tools/cred.sh");
-	sh("git config core.fsmonitor tools/fsmon.sh && git config alias.x '!cd scripts && ./x.sh'");
-	sh("git config filter.conv.clean 'python3 -W ignore tools/conv.py' && git config credential.helper "
+	fixture_sh("mkdir tools scripts && touch tools/fsmon.sh tools/conv.py scripts/x.sh tools/cred.sh");
+	fixture_sh("git config core.fsmonitor tools/fsmon.sh && git config alias.x '!cd scripts && ./x.sh'");
+	fixture_sh("git config filter.conv.clean 'python3 -W ignore tools/conv.py' && git config credential.helper "
 	   "'!tools/cred.sh' && git config remote.r.url 'ext::tools/ext.sh %%S' && git config core.pager true");
 	build(NULL);
 	cr_assert_eq(flags_of("tools/fsmon.sh"), CA);
@@ -918,7 +890,7 @@ Test(model, configured_program_in_every_work_tree)
 {
 	git_init();
 	commit_something(".");
-	sh("git worktree add -q wt -b side && git config core.fsmonitor tools/fsmon.sh");
+	fixture_sh("git worktree add -q wt -b side && git config core.fsmonitor tools/fsmon.sh");
 	build(NULL);
 	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "", "tools"), "allow");
 	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "wt", "tools"), "allow");
@@ -928,7 +900,7 @@ Test(model, configured_program_in_every_work_tree)
 Test(model, configured_program_outside_the_tree)
 {
 	git_init();
-	sh("git config core.editor /usr/bin/vi && git config core.sshCommand '~/bin/ssh'");
+	fixture_sh("git config core.editor /usr/bin/vi && git config core.sshCommand '~/bin/ssh'");
 	build(NULL);
 	cr_assert_eq(flags_of(".git/config"), CAR);
 }
@@ -936,7 +908,7 @@ Test(model, configured_program_outside_the_tree)
 Test(model, configured_path_with_dotdot_refused)
 {
 	git_init();
-	sh("git config core.hooksPath 'a/../b'");
+	fixture_sh("git config core.hooksPath 'a/../b'");
 	assert_refused(-EINVAL, "cannot tell where 'a/../b' of core.hookspath in .git/config:6 leads");
 }
 
@@ -949,9 +921,9 @@ static void stopped_rebase(void)
 	commit_something(".");
 	commit_something(".");
 	commit_something(".");
-	sh("mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/check.sh && chmod +x tools/check.sh");
-	sh("git rebase -q -x tools/check.sh HEAD~2 || true");
-	sh("grep -q '^exec tools/check.sh' .git/rebase-merge/git-rebase-todo");
+	fixture_sh("mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/check.sh && chmod +x tools/check.sh");
+	fixture_sh("git rebase -q -x tools/check.sh HEAD~2 || true");
+	fixture_sh("grep -q '^exec tools/check.sh' .git/rebase-merge/git-rebase-todo");
 }
 
 Test(model, existing_rebase)
@@ -971,8 +943,8 @@ Test(model, rebase_started_during_the_mount_is_the_agents)
 	commit_something(".");
 	commit_something(".");
 	build(NULL);
-	sh("mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/check.sh && chmod +x tools/check.sh");
-	sh("git rebase -q -x tools/check.sh HEAD~1 || true");
+	fixture_sh("mkdir tools && printf '#!/bin/sh\\nexit 1\\n' > tools/check.sh && chmod +x tools/check.sh");
+	fixture_sh("git rebase -q -x tools/check.sh HEAD~1 || true");
 	git_model_changed(model, id_of(""), ".vscode");
 	refresh();
 	cr_assert_eq(flags_of(".git/rebase-merge"), 0);
@@ -986,10 +958,10 @@ Test(model, dropped_gitlink_stays_held)
 	git_init();
 	commit_something(".");
 	embedded_repo(".", "sub");
-	sh("git commit -qm sub");
+	fixture_sh("git commit -qm sub");
 	build(NULL);
 	cr_assert_eq(flags_of("sub/.git/hooks"), CFA);
-	sh("git rm -q --cached sub");
+	fixture_sh("git rm -q --cached sub");
 	git_model_changed(model, id_of(""), ".vscode");
 	refresh();
 	cr_assert_eq(flags_of("sub/.git/hooks"), CFA);
