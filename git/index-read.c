@@ -86,6 +86,13 @@ int gitindex_reread_submodules(int dirfd, const char *name, const char *origin, 
 			return -EALREADY;
 		*print = now;
 	}
+	/* Most indexes are not split: parsed as they are, they are walked once
+	 * for validation and once for the gitlinks, not a third time for a link
+	 * extension; a split one says it wants its shared index. */
+	r = gitindex_parse_submodules(index.data, index.len, origin, hash, NULL, out, err);
+	if (r != -ENOENT || !err->shared)
+		return r;
+	*err = (struct gitindex_error){.origin = origin};
 	r = read_shared(dirfd, name, &index, origin, hash, &shared, err);
 	if (r < 0)
 		return r;
