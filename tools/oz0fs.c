@@ -92,6 +92,15 @@ static _Noreturn void die(int status, const char *fmt, ...)
 
 /* ---- -o options: a table, one small handler each --------------------------- */
 
+/* The index of VALUE among the N NAMES, or -EINVAL. */
+static int choice(const char *const *names, size_t n, const char *value)
+{
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(value, names[k]) == 0)
+			return (int)k;
+	return -EINVAL;
+}
+
 static int opt_cache(struct args *a, const char *value)
 {
 	static const char *const names[] = {
@@ -99,13 +108,11 @@ static int opt_cache(struct args *a, const char *value)
 	        [FS_CACHE_AUTO] = "auto",
 	        [FS_CACHE_ALWAYS] = "always",
 	};
-	for (size_t k = 0; k < ELEMENTSOF(names); k++) {
-		if (strcmp(value, names[k]) == 0) {
-			a->fs.cache = (enum fs_cache)k;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int k = choice(names, ELEMENTSOF(names), value);
+
+	if (k >= 0)
+		a->fs.cache = (enum fs_cache)k;
+	return k < 0 ? k : 0;
 }
 
 static int opt_passthrough(struct args *a, const char *value)
@@ -114,13 +121,11 @@ static int opt_passthrough(struct args *a, const char *value)
 	        [FS_PASSTHROUGH_AUTO] = "auto",
 	        [FS_PASSTHROUGH_OFF] = "off",
 	};
-	for (size_t k = 0; k < ELEMENTSOF(names); k++) {
-		if (strcmp(value, names[k]) == 0) {
-			a->fs.passthrough = (enum fs_passthrough)k;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	int k = choice(names, ELEMENTSOF(names), value);
+
+	if (k >= 0)
+		a->fs.passthrough = (enum fs_passthrough)k;
+	return k < 0 ? k : 0;
 }
 
 static int opt_audit(struct args *a, const char *value)
