@@ -87,6 +87,10 @@ char *model_path_join(const char *parent, const char *name);
 
 struct policy_id model_id(const struct stat *st);
 
+/* Where the object FD is now, as the kernel names it: a malloc'd absolute
+ * path in *OUT, or -errno (-ENOENT for one with no path, e.g. removed). */
+int model_fd_path(int fd, char **out);
+
 /* Protects NAME in the directory AT, which fstatat(AT_SYMLINK_NOFOLLOW)
  * found to be ST: a file CONTENT|ANCHOR, a folder read-only with all it holds
  * (bounded). A link or a special file refuses. */

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +161,7 @@ void live_event(struct model_live *l, const char *event, const char *path, const
 
 /* A git directory there at start: what it serves is looked at on a new
  * index, and its modules and worktrees folders for new git directories. */
-static void follow_known(struct model_live *l, const struct model_found_dir *d, const struct model_found *found)
+static void follow_known(struct model_live *l, const struct model_found_dir *d, struct model_found *found)
 {
 	_cleanup_close_ int fd = safe_openat(l->rootfd, d->path, O_PATH | O_DIRECTORY, 0);
 	struct live_folder *f;
@@ -276,18 +275,13 @@ bool model_live_follows(struct model_live *l, struct policy_id parent, const cha
  * NULL when it is no longer in the tree. */
 static char *path_now(const struct model_live *l, int fd)
 {
-	char proc[32], buf[PATH_MAX];
+	_cleanup_free_ char *abs = NULL;
 	size_t tree_len = strlen(l->tree);
-	ssize_t n;
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, buf, sizeof(buf) - 1);
-	if (n <= 0)
+	if (model_fd_path(fd, &abs) < 0 || strncmp(abs, l->tree, tree_len) != 0 ||
+	    (abs[tree_len] != '/' && abs[tree_len] != '\0'))
 		return NULL;
-	buf[n] = '\0';
-	if (strncmp(buf, l->tree, tree_len) != 0 || (buf[tree_len] != '/' && buf[tree_len] != '\0'))
-		return NULL;
-	return strdup(buf[tree_len] ? buf + tree_len + 1 : "");
+	return strdup(abs[tree_len] ? abs + tree_len + 1 : "");
 }
 
 static bool has_entry(int fd, const char *name, mode_t type)

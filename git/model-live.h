@@ -42,7 +42,7 @@ struct model_live_start {
 	const char *seen_as; /* where it is mounted, or NULL */
 	const char *home;  /* $HOME's real path, or NULL */
 	const struct model_gitdirs *known;   /* the git directories there at start */
-	const struct model_found *found;     /* and where they are */
+	struct model_found *found;           /* and where they are; their gitlinks are taken */
 };
 
 /* Starts tracking from the first build's findings. Returns 0 or -ENOMEM. */

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -112,7 +111,7 @@ static int build_all(const struct git_model *m, struct model_build *mb)
 	return r;
 }
 
-static int start_live(struct git_model *m, const struct model_found *found)
+static int start_live(struct git_model *m, struct model_found *found)
 {
 	const struct model_live_start start = {
 		.rootfd = m->rootfd,
@@ -173,22 +172,12 @@ static int model_build(struct git_model *m, struct policy_snapshot **out, char *
  * gitdir files (git init --separate-git-dir, git worktree add). */
 static int tree_path(int rootfd, char **out, char **errmsg)
 {
-	_cleanup_free_ char *link = NULL;
-	char buf[PATH_MAX];
-	ssize_t n;
+	int r = model_fd_path(rootfd, out);
 
-	if (asprintf(&link, "/proc/self/fd/%d", rootfd) < 0)
-		return -ENOMEM;
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n <= 0 || buf[0] != '/') {
-		int r = n < 0 ? negative_errno() : -ENOENT;
-
-		if (asprintf(errmsg, "cannot tell where the tree is (%s): %s", link, strerror(-r)) < 0)
-			*errmsg = NULL;
-		return r;
-	}
-	*out = strndup(buf, (size_t)n);
-	return *out ? 0 : -ENOMEM;
+	if (r < 0 && r != -ENOMEM && asprintf(errmsg, "cannot tell where the tree is (/proc/self/fd/%d): %s", rootfd,
+	                                      strerror(-r)) < 0)
+		*errmsg = NULL;
+	return r;
 }
 
 /* The home git would expand "~/" in an include.path to: $HOME, resolved once

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,21 @@ char *model_path_join(const char *parent, const char *name)
 	if (asprintf(&path, "%s%s%s", parent, *parent ? "/" : "", name) < 0)
 		return NULL;
 	return path;
+}
+
+int model_fd_path(int fd, char **out)
+{
+	char proc[32], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	if (n == 0 || buf[0] != '/')
+		return -ENOENT;
+	*out = strndup(buf, (size_t)n);
+	return *out ? 0 : -ENOMEM;
 }
 
 struct policy_id model_id(const struct stat *st)
