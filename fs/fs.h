@@ -29,6 +29,8 @@ struct fs_options {
 	const char *fuse_opts;  /* further generic mount options ("a,b=c"), or NULL */
 	const char *fsname;     /* shown in /proc/mounts; the source path */
 	unsigned fd_cache_size; /* cached O_PATH fds; 0 picks one from RLIMIT_NOFILE */
+	int spin_us;            /* how long an idle daemon looks for the next request
+	                         * before it sleeps (fs/loop.h); < 0: what suits the CPUs */
 };
 
 struct fs;
@@ -46,7 +48,7 @@ int fs_mount(struct fs *fs, const char *mountpoint, char **errmsg);
  * without handles): the kernel may then hold at most RLIMIT_NOFILE inodes,
  * and lookups past that fail with EMFILE. */
 bool fs_uses_file_handles(const struct fs *fs);
-/* Serves requests on several threads until unmounted or signalled. */
+/* Serves requests (fs/loop.h) until unmounted or signalled. */
 int fs_run(struct fs *fs);
 /* Unmounts if mounted, and frees. */
 void fs_free(struct fs *fs);

@@ -73,13 +73,13 @@ void fs_entry_forget(struct fs *fs, const struct fuse_entry_param *e);
 void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entry_param *e);
 
 /* Drops the set-user-ID bit, and set-group-ID when group-executable or when
- * CALLER_GID is not the file's group, from the open file FD: what a local
+ * the caller of REQ is not in the file's group, from the open file FD: what a local
  * file system does when a caller without
  * CAP_FSETID writes or truncates, and what the kernel asks of us under
  * FUSE_HANDLE_KILLPRIV_V2 (see fs/kernel-io.h), since the daemon writes as
  * root and keeps them otherwise. Returns 1 when the mode changed, 0 when
  * there was nothing to drop, or -errno. */
-int fs_kill_suidgid(int fd, gid_t caller_gid);
+int fs_kill_suidgid(fuse_req_t req, int fd);
 
 /* The operation families, registered by mount.c. */
 void fs_ops_entry(struct fuse_lowlevel_ops *ops);

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "fs/internal.h"
 #include "fs/kernel-io.h"
+#include "fs/loop.h"
 
 /* Cached O_PATH fds: enough for a build's working set, far below the limit. */
 #define FS_FD_CACHE_MAX     4096u
@@ -223,18 +224,13 @@ bool fs_uses_file_handles(const struct fs *fs)
 
 int fs_run(struct fs *fs)
 {
-	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	struct loop_options opt = {
+	        .spin_us = fs->opt.spin_us < 0 ? loop_default_spin_us() : (unsigned)fs->opt.spin_us,
+	        .max_threads = FS_MAX_THREADS,
+	        .max_idle = FS_MAX_IDLE_THREADS,
+	};
 
-	if (!cfg)
-		return -ENOMEM;
-	fuse_loop_cfg_set_idle_threads(cfg, FS_MAX_IDLE_THREADS);
-	fuse_loop_cfg_set_max_threads(cfg, FS_MAX_THREADS);
-	int r = fuse_session_loop_mt(fs->se, cfg);
-	fuse_loop_cfg_destroy(cfg);
-	/* A positive value is the signal that ended the loop: a clean stop. */
-	if (r > 0)
-		log_debug("stopping on signal %d", r);
-	return r < 0 ? r : 0;
+	return loop_run(fs->se, &opt);
 }
 
 void fs_free(struct fs *fs)

@@ -128,6 +128,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 /* ---- setattr -------------------------------------------------------------- */
 
 #define SETATTR_TIMES (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW)
+#define SETATTR_CHANGES (SETATTR_TIMES | FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID | FUSE_SET_ATTR_SIZE)
 
 /* Asks the judge about every change the mask carries, before any is made. */
 static int judge_setattr(struct fs *fs, fuse_req_t req, struct policy_id id, int valid)
@@ -174,12 +175,24 @@ static int set_owner(int fd, int fh, const struct stat *attr, int valid)
 	return fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ? negative_errno() : 0;
 }
 
+/* A chown as the caller. Under FUSE_HANDLE_KILLPRIV_V2 the kernel leaves
+ * dropping set-id bits on chown to us: as the caller, the tree's file system
+ * drops them as a local chown would (as root, a set-group-ID bit without
+ * group execute would stay for a caller outside the group). */
+static int set_owner_as_caller(struct fs *fs, fuse_req_t req, int fd, int fh, const struct stat *attr, int valid)
+{
+	_cleanup_caller_ struct caller_saved c = {0};
+
+	int r = fs_become_caller(fs, req, &c);
+	return r < 0 ? r : set_owner(fd, fh, attr, valid);
+}
+
 /* Truncates, dropping set-id bits when the kernel asks (see fs/kernel-io.h). */
 static int truncate_fd(fuse_req_t req, int fd, off_t size)
 {
 	if (ftruncate(fd, size) < 0)
 		return negative_errno();
-	int r = kernel_io_kill_suidgid() ? fs_kill_suidgid(fd, fuse_req_ctx(req)->gid) : 0;
+	int r = kernel_io_kill_suidgid() ? fs_kill_suidgid(req, fd) : 0;
 	return r < 0 ? r : 0; /* the reply carries the new mode */
 }
 
@@ -280,6 +293,7 @@ static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const stru
 
 	int r = inode_fd_acquire(fs->table, i, &f);
 	int judged = valid;
+	const int asked = valid; /* before unchanged times are dropped */
 	if (r >= 0 && (valid & (SETATTR_TIMES | FUSE_SET_ATTR_MODE))) {
 		r = stat_fd(f.fd, fh, st);
 		valid = drop_unchanged_times(fs, fs_policy_id(i), st, attr, valid);
@@ -290,11 +304,16 @@ static int do_setattr(struct fs *fs, fuse_req_t req, struct inode *i, const stru
 	if (r >= 0 && (valid & FUSE_SET_ATTR_MODE))
 		r = set_mode(fs, f.fd, fh, attr->st_mode);
 	if (r >= 0 && (valid & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
-		r = set_owner(f.fd, fh, attr, valid);
+		r = set_owner_as_caller(fs, req, f.fd, fh, attr, valid);
 	if (r >= 0 && (valid & FUSE_SET_ATTR_SIZE))
 		r = set_size(fs, req, i, fh, attr->st_size);
 	if (r >= 0 && (valid & SETATTR_TIMES))
 		r = set_times(f.fd, fh, attr, valid);
+	/* Nothing to change: chown(f, -1, -1), or the kernel dropping set-id
+	 * bits before a write (which FUSE_WRITE_KILL_SUIDGID completes). A
+	 * local file system stamps the ctime and drops set-user-ID; so do we. */
+	if (r >= 0 && !(asked & SETATTR_CHANGES))
+		r = set_owner(f.fd, fh, attr, 0);
 	if (r < 0)
 		return r;
 	return stat_fd(f.fd, fh, st);

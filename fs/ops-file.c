@@ -28,7 +28,22 @@
 #include "fs/judge.h"
 #include "fs/kernel-io.h"
 
-int fs_kill_suidgid(int fd, gid_t caller_gid)
+/* Whether the caller of REQ is in GID, supplementary groups included, as
+ * the kernel's in_group_p() asks. */
+static bool caller_in_group(fuse_req_t req, gid_t gid)
+{
+	gid_t groups[256];
+
+	if (fuse_req_ctx(req)->gid == gid)
+		return true;
+	int n = fuse_req_getgroups(req, (int)ELEMENTSOF(groups), groups);
+	for (int k = 0; k < n && k < (int)ELEMENTSOF(groups); k++)
+		if (groups[k] == gid)
+			return true;
+	return false;
+}
+
+int fs_kill_suidgid(fuse_req_t req, int fd)
 {
 	struct stat st;
 
@@ -36,9 +51,8 @@ int fs_kill_suidgid(int fd, gid_t caller_gid)
 		return negative_errno();
 	mode_t mode = st.st_mode & ~S_ISUID;
 	/* Set-group-ID without group execute marks mandatory locking: it stays
-	 * for a member of the group (the caller's supplementary groups are not
-	 * looked at here). */
-	if ((mode & S_IXGRP) || caller_gid != st.st_gid)
+	 * for a member of the group. */
+	if ((mode & S_IXGRP) || ((mode & S_ISGID) && !caller_in_group(req, st.st_gid)))
 		mode &= ~S_ISGID;
 	if (mode == st.st_mode || !S_ISREG(st.st_mode))
 		return 0;
@@ -52,7 +66,7 @@ static int kill_suidgid_asked(struct fs *fs, fuse_req_t req, fuse_ino_t ino, int
 {
 	if (!kernel_io_kill_suidgid())
 		return 0;
-	int r = fs_kill_suidgid(fd, fuse_req_ctx(req)->gid);
+	int r = fs_kill_suidgid(req, fd);
 	if (r > 0 && ino)
 		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
 	return r < 0 ? r : 0;
@@ -87,13 +101,9 @@ static int backing_flags(const struct fs *fs, int flags)
 	return flags;
 }
 
-/* With passthrough the kernel's page cache of an inode may hold what its
- * backing file has since changed beneath it: an open that uses the cache
- * starts afresh. */
 static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd)
 {
 	fi->fh = (uint64_t)fd;
-	fi->keep_cache = fs->opt.cache == FS_CACHE_ALWAYS && !kernel_io_passthrough();
 	/* Without the writeback cache a close has nothing to write back, and
 	 * locks are the kernel's: a FLUSH would be a round trip per close that
 	 * does nothing (FOPEN_NOFLUSH; the kernel ignores it with writeback). */
@@ -110,6 +120,16 @@ static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int f
  * were. The kernel drops an open before it sends the release: the count
  * here is never below the kernel's.
  *
+ * Which way a first open goes: a read-only open of a file smaller than
+ * PASSTHROUGH_READ_MIN uses the page cache, everything else passes through.
+ * A read through a backing file makes the kernel forget the inode's atime, so
+ * the next stat of the file is a round trip (a warm grep would pay two per
+ * file, the open and that); a read that hits the page cache costs none. A
+ * large file's reads cost no round trip at all through its backing file.
+ * The page cache stays true to the file: a passthrough open never keeps it
+ * (see kernel-io.c), so the kernel drops it when the first one comes, and
+ * while any is open no open uses it.
+ *
  * The backing id lives as long as the count (one per inode, not per open:
  * a second id would be a different backing file to the kernel, EBUSY). The
  * kernel keeps its own reference to the file from the first open reply on,
@@ -122,7 +142,8 @@ struct io_mode {
 	struct io_mode *next;
 };
 
-#define IO_MODE_BUCKETS 1024
+#define IO_MODE_BUCKETS      1024
+#define PASSTHROUGH_READ_MIN (1 << 20)
 static pthread_mutex_t io_modes_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct io_mode *io_modes[IO_MODE_BUCKETS]; /* protected by io_modes_lock */
 /* Cleared for good when the kernel refuses backing files to this daemon. */
@@ -184,17 +205,15 @@ static int backing_register(struct fs *fs, int fd, bool write)
 	return 0;
 }
 
-/* The first open of INO: passthrough unless SETID (the kernel writes to a
- * backing file as the daemon, root, and would keep set-id bits that a write
- * by an unprivileged caller must clear) or refused. */
-static int io_mode_new(struct fs *fs, fuse_ino_t ino, int fd, bool write, bool setid, struct io_mode **slot)
+/* The first open of INO: passthrough unless CACHED or refused. */
+static int io_mode_new(struct fs *fs, fuse_ino_t ino, int fd, bool write, bool cached, struct io_mode **slot)
 {
 	struct io_mode *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;
 	m->ino = ino;
-	if (!setid && atomic_load(&backing_allowed))
+	if (!cached && atomic_load(&backing_allowed))
 		m->backing_id = backing_register(fs, fd, write);
 	m->writable = m->backing_id && write;
 	*slot = m;
@@ -213,17 +232,21 @@ static int io_mode_open(struct fs *fs, fuse_ino_t ino, int fd, struct fuse_file_
 	struct stat st;
 	int r = 0;
 
+	fi->keep_cache = fs->opt.cache == FS_CACHE_ALWAYS;
 	if (!kernel_io_passthrough())
 		return 0;
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
 	if (!S_ISREG(st.st_mode))
 		return 0; /* the kernel sends no open for anything else */
+	/* The kernel writes to a backing file as the daemon, root, and would
+	 * keep set-id bits that a write by an unprivileged caller must clear. */
 	bool setid = st.st_mode & (S_ISUID | S_ISGID);
+	bool cached = setid || (!write && st.st_size < PASSTHROUGH_READ_MIN);
 	pthread_mutex_lock(&io_modes_lock);
 	struct io_mode **slot = io_mode_slot(ino);
 	if (!*slot)
-		r = io_mode_new(fs, ino, fd, write, setid, slot);
+		r = io_mode_new(fs, ino, fd, write, cached, slot);
 	if (r == 0) {
 		struct io_mode *m = *slot;
 		m->opens++;

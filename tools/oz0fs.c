@@ -64,6 +64,9 @@ static void usage(FILE *out)
 	             "  passthrough=auto|off     let the kernel read and write files itself once an\n"
 	             "                           open is allowed (FUSE passthrough: needs Linux 6.9\n"
 	             "                           and root; replaces the writeback cache; default: auto)\n"
+	             "  spin=MICROSECONDS        how long an idle daemon keeps looking for the next\n"
+	             "                           request before it sleeps: saves a wake-up per request\n"
+	             "                           (default 200 with two CPUs or more, else 0)\n"
 	             "  audit=FILE               append refusals to FILE (default: the config's, else\n"
 	             "                           syslog, or stderr with -f)\n"
 	             "  seen_as=PATH             where git sees the tree, when a sandbox binds the mount\n"
@@ -128,6 +131,18 @@ static int opt_passthrough(struct args *a, const char *value)
 	return k < 0 ? k : 0;
 }
 
+static int opt_spin(struct args *a, const char *value)
+{
+	char *end;
+	errno = 0;
+	unsigned long us = strtoul(value, &end, 10);
+
+	if (errno || end == value || *end || value[0] == '-' || us > 1000000)
+		return -EINVAL;
+	a->fs.spin_us = (int)us;
+	return 0;
+}
+
 static int opt_audit(struct args *a, const char *value)
 {
 	if (!*value)
@@ -181,6 +196,7 @@ static const struct mount_option {
 } mount_options[] = {
         {"cache=", opt_cache},
         {"passthrough=", opt_passthrough},
+        {"spin=", opt_spin},
         {"audit=", opt_audit},
         {"seen_as=", opt_seen_as},
         {"allow_other", opt_allow_other},
@@ -379,7 +395,7 @@ static struct git_model *build_model(int rootfd, const struct args *a, const str
 
 int main(int argc, char **argv)
 {
-	struct args a = {.fs.cache = FS_CACHE_ALWAYS};
+	struct args a = {.fs.cache = FS_CACHE_ALWAYS, .fs.spin_us = -1};
 	int ready_fd = -1;
 	char *err = NULL;
 	struct fs *fs;

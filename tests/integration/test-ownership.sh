@@ -5,7 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 
 # prepare DIR: as root, a world-writable dir, a sticky one, a setgid one of a
-# group nobody is not in, and root's files in them.
+# group nobody is not in, and root's files in them; two set-group-ID files
+# without group execute (which a write or a chgrp keeps set-group-ID only for
+# a member of the file's group): one of group 4242, writable by all, and one
+# of nobody's in group 4243.
 prepare() {
 	mkdir -p "$1"
 	mkdir -m 0777 "$1/pub"
@@ -19,12 +22,18 @@ prepare() {
 	chmod 600 "$1/pub/private"
 	echo root >"$1/sticky/rootfile"
 	chmod 644 "$1/pub/rootfile" "$1/pub/rootfile2" "$1/sticky/rootfile"
+	echo x >"$1/pub/sgid-write"
+	chgrp 4242 "$1/pub/sgid-write"
+	chmod 2666 "$1/pub/sgid-write"
+	echo x >"$1/pub/sgid-chgrp"
+	chown 65534:4243 "$1/pub/sgid-chgrp"
+	chmod 2644 "$1/pub/sgid-chgrp"
 }
 
 # The checks nobody runs in DIR; prints "name: answer" lines.
 write_probe() {
 	cat >"$T/bin/probe.py" <<'EOF'
-import errno, os, sys
+import errno, os, sys, time
 
 os.chdir(sys.argv[1])
 os.umask(0o022)
@@ -48,6 +57,19 @@ def write(path, flags=os.O_WRONLY):
     os.close(os.open(path, flags, 0o666))
 
 
+def append(path):
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    os.write(fd, b"y")
+    os.close(fd)
+
+
+def ctime_moves(name, path, fn):
+    before = os.lstat(path).st_ctime_ns
+    time.sleep(0.02)
+    fn()
+    print("%s: %s" % (name, "yes" if os.lstat(path).st_ctime_ns != before else "no"))
+
+
 ans("create a file", lambda: write("pub/mine", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
 owner("the new file's owner and mode", "pub/mine")
 ans("mkdir", lambda: os.mkdir("pub/mydir", 0o777))
@@ -63,6 +85,13 @@ owner("a dir in a setgid dir", "sgid/d")
 ans("chmod my file", lambda: os.chmod("pub/mine", 0o600))
 ans("chown my file to root", lambda: os.chown("pub/mine", 0, -1))
 ans("chgrp my file to a group I am not in", lambda: os.chown("pub/mine", -1, 4242))
+ctime_moves("chown(-1, -1) stamps the ctime", "pub/mine", lambda: os.chown("pub/mine", -1, -1))
+ans("append to a set-group-ID file of group 4242", lambda: append("pub/sgid-write"))
+owner("... which keeps set-group-ID only for a member", "pub/sgid-write")
+ans("truncate it", lambda: os.truncate("pub/sgid-write", 1))
+owner("... likewise", "pub/sgid-write")
+ans("chgrp my set-group-ID file from group 4243 to mine", lambda: os.chown("pub/sgid-chgrp", -1, os.getgid()))
+owner("... which keeps set-group-ID only for a member of 4243", "pub/sgid-chgrp")
 ans("chmod root's file", lambda: os.chmod("pub/rootfile", 0o666))
 ans("chown root's file", lambda: os.chown("pub/rootfile", 65534, -1))
 ans("read root's 0644 file", lambda: open("pub/rootfile").read())
@@ -84,10 +113,27 @@ print("access W_OK root's file: %s" % ("yes" if os.access("pub/rootfile", os.W_O
 EOF
 }
 
-# as_nobody DIR OUT: the probe as nobody:nogroup with no other groups.
+# as_nobody DIR OUT [GROUPS]: the probe as nobody:nogroup, with the
+# supplementary GROUPS (a comma-separated list) or none.
 as_nobody() {
-	timeout -k 5 "$OZ_CMD_TIMEOUT" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	local groups=--clear-groups
+	[ -z "${3:-}" ] || groups=--groups=$3
+	timeout -k 5 "$OZ_CMD_TIMEOUT" setpriv --reuid=nobody --regid=nogroup "$groups" \
 		"$OZ_PY" "$T/bin/probe.py" "$1" >"$2" 2>&1
+}
+
+# as_member TAG: the probe again, in fresh copies of the dirs, as nobody in
+# groups 4242 and 4243 too: what set-id bits a member keeps.
+as_member() {
+	local status=0
+	prepare "$T/ref/member"
+	prepare "$T/src/member"
+	as_nobody "$T/ref/member" "$T/ref-member.out" 4242,4243 || status=$?
+	check_eq "the probe runs as a member of 4242 and 4243 on the underlying file system" 0 "$status"
+	status=0
+	as_nobody "$T/mnt/member" "$T/mnt-member.out" 4242,4243 || status=$?
+	check_eq "the probe runs as a member of 4242 and 4243 through the mount" 0 "$status"
+	compare_answers "$T/ref-member.out" "$T/mnt-member.out" "member: "
 }
 
 oz_setup 300
@@ -110,5 +156,6 @@ check_eq "the probe runs as nobody through the mount" 0 "$status"
 compare_answers "$T/ref.out" "$T/mnt.out"
 check_eq "nobody owns, on the disk, what nobody made through the mount" "65534:65534 65534:65534 65534:65534" \
 	"$(stat -c %u:%g "$T/src/pub/mine" "$T/src/pub/mydir" "$T/src/pub/mylink" | tr '\n' ' ' | sed 's/ $//')"
+as_member
 check "unmount" oz_umount "$T/mnt"
 tap_done

@@ -54,6 +54,45 @@ data_path() {
 	check "... reads back through it" fsop mmap-verify "$T/mnt/m2" 65536
 }
 
+# rewrite PATH TEXT: writes TEXT at offset 0 of PATH in place (no truncation,
+# so the size stays and only the bytes can tell old from new).
+rewrite() {
+	"$OZ_PY" -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.pwrite(fd, sys.argv[2].encode(), 0)
+os.close(fd)' "$1" "$2"
+}
+
+# A read-only open of a small file uses the kernel's page cache: a read that
+# hits it costs no request, and does not make the kernel forget the atime
+# (a read through a backing file does, so the next stat would be a request).
+# The cache must never show what a write through a backing file changed.
+small_files() {
+	local reads getattrs
+	printf 'first\n' >"$T/src/small"
+	check_eq "a small file reads through the mount" first "$(cat "$T/mnt/small")"
+	stat "$T/mnt/small" >/dev/null
+	reads=$(served READ) getattrs=$(served GETATTR)
+	check_eq "... and again" first "$(cat "$T/mnt/small")"
+	stat "$T/mnt/small" >/dev/null
+	if granted; then
+		check_eq "a second read of a small file does not reach the daemon" "$reads" "$(served READ)"
+		check_eq "nor does a stat after it" "$getattrs" "$(served GETATTR)"
+	fi
+	# The kernel drops the cache when it sees the mtime change: restore it, as
+	# cp -p or rsync -t would, and only the daemon knows the cache is stale.
+	local mtime
+	mtime=$(stat -c %.9Y "$T/src/small")
+	check "rewrite the small file in place through a write open (it passes through)" \
+		rewrite "$T/mnt/small" FIRST
+	check "... and give it back its mtime" touch -m -d "@$mtime" "$T/mnt/small"
+	check_eq "a read after it sees the new bytes, not the cached ones" FIRST "$(cat "$T/mnt/small")"
+	exec 8<"$T/mnt/small"
+	check "rewrite it while a read-only open holds it" rewrite "$T/mnt/small" fIRST
+	check_eq "... the reader's cache follows" fIRST "$(cat "$T/mnt/small")"
+	exec 8<&-
+}
+
 # Opens of one inode that the kernel must serve alike: a write open beside
 # a read-only one (whose backing file cannot write), both seeing one file.
 mixed_opens() {
@@ -131,6 +170,7 @@ printf '#!/bin/sh\nexit 0\n' >"$T/src/.git/hooks/pre-commit"
 chmod +x "$T/src/.git/hooks/pre-commit"
 oz_start "$T/src" "$T/mnt" "" -d
 data_path
+small_files
 mixed_opens
 setid
 protected

@@ -1,0 +1,322 @@
+#define FUSE_USE_VERSION 314
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <linux/fuse.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "fs/loop.h"
+
+/* How long the leader's request may run before another thread takes over
+ * reading: past this, a request is waiting on the disk, not on the CPU. */
+#define HANDOFF_NS (500 * 1000L)
+/* How often a sleeping leader and loop_run look whether the session was told
+ * to end (the signal handler only sets a flag). */
+#define STOP_CHECK_MS 200
+#define SPIN_US       200
+
+struct loop {
+	struct fuse_session *se;
+	struct loop_options opt;
+	int fd;
+	pthread_mutex_t lock;
+	pthread_cond_t role_cv;    /* idle threads wait here for the role */
+	pthread_cond_t monitor_cv; /* the monitor waits here while nothing runs */
+	pthread_cond_t done_cv;    /* loop_run waits here for the threads to end */
+	/* All under lock. */
+	uint64_t generation; /* bumped each time the role is handed on */
+	uint64_t begun;      /* requests the leaders began */
+	bool busy;           /* the leader is handling a request */
+	bool role_free;      /* no thread leads: the next idle one takes over */
+	bool leader_sleeps;  /* the leader waits in poll(2) */
+	bool stopping;
+	unsigned threads; /* workers started and not ended */
+	unsigned idle;    /* workers waiting on role_cv */
+	int error;        /* the read error that ended the loop */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+unsigned loop_default_spin_us(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	return CPU_COUNT(&set) >= 2 ? SPIN_US : 0;
+}
+
+/* ---- Threads ---------------------------------------------------------------- */
+
+static void *worker(void *arg);
+
+/* Workers and the monitor leave the termination signals to loop_run's
+ * thread: a handler that interrupted a worker would fail the system call it
+ * makes for a caller with EINTR. */
+static int start_thread(void *(*fn)(void *), void *arg, pthread_t *out)
+{
+	sigset_t block, old;
+	pthread_t t;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int r = pthread_create(out ? out : &t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r == 0 && !out)
+		pthread_detach(t);
+	return -r;
+}
+
+/* Another thread is to read the device: the leader is held up (or about to
+ * be). Its request goes on; when done, it finds it no longer leads. */
+static void hand_on_locked(struct loop *l)
+{
+	l->generation++;
+	l->busy = false;
+	l->role_free = true;
+	if (l->idle > 0) {
+		pthread_cond_signal(&l->role_cv);
+	} else if (l->threads < l->opt.max_threads) {
+		int r = start_thread(worker, l, NULL);
+		if (r < 0)
+			log_debug("cannot start a request thread: %s", strerror(-r));
+		else
+			l->threads++;
+	}
+	/* Else every thread is busy: the first to finish takes the role. */
+}
+
+/* Waits until this thread may lead. False when it is to end instead: the
+ * loop stops, or enough threads are idle already. */
+static bool wait_for_role_locked(struct loop *l)
+{
+	while (!l->role_free && !l->stopping) {
+		if (l->idle >= l->opt.max_idle)
+			return false;
+		l->idle++;
+		pthread_cond_wait(&l->role_cv, &l->lock);
+		l->idle--;
+	}
+	if (l->stopping)
+		return false;
+	l->role_free = false;
+	pthread_cond_signal(&l->monitor_cv); /* there is a leader to watch again */
+	return true;
+}
+
+static void stop_locked(struct loop *l, int error)
+{
+	if (!l->stopping && error < 0)
+		l->error = error;
+	l->stopping = true;
+	pthread_cond_broadcast(&l->role_cv);
+	pthread_cond_broadcast(&l->monitor_cv);
+}
+
+/* ---- Reading ---------------------------------------------------------------- */
+
+static void sleep_until_readable(struct loop *l)
+{
+	struct pollfd p = {.fd = l->fd, .events = POLLIN};
+
+	pthread_mutex_lock(&l->lock);
+	l->leader_sleeps = true;
+	pthread_mutex_unlock(&l->lock);
+	while (poll(&p, 1, STOP_CHECK_MS) == 0 && !fuse_session_exited(l->se))
+		;
+	pthread_mutex_lock(&l->lock);
+	l->leader_sleeps = false;
+	pthread_cond_signal(&l->monitor_cv);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* The next request into BUF: its size, 0 when the session ended, or -errno.
+ * The device is non-blocking: the leader reads again until the spin is
+ * over, then sleeps in poll(2). */
+static int next_request(struct loop *l, struct fuse_buf *buf)
+{
+	uint64_t spin_ns = (uint64_t)l->opt.spin_us * 1000u;
+	uint64_t deadline = 0;
+
+	for (;;) {
+		if (fuse_session_exited(l->se))
+			return 0;
+		int r = fuse_session_receive_buf(l->se, buf);
+		if (r >= 0 || (r != -EAGAIN && r != -EINTR))
+			return r;
+		uint64_t now = now_ns();
+		if (!deadline)
+			deadline = now + spin_ns;
+		if (now >= deadline) {
+			sleep_until_readable(l);
+			deadline = 0;
+		} else {
+			sched_yield(); /* a spin takes no CPU that a runnable task wants */
+		}
+	}
+}
+
+/* Requests that may wait on the disk for long: file I/O through the daemon,
+ * and syncs. */
+static bool slow_request(const struct fuse_buf *buf, size_t size)
+{
+	struct fuse_in_header h;
+
+	if ((buf->flags & FUSE_BUF_IS_FD) || size < sizeof(h))
+		return false;
+	memcpy(&h, buf->mem, sizeof(h));
+	switch (h.opcode) {
+	case FUSE_READ:
+	case FUSE_WRITE:
+	case FUSE_FSYNC:
+	case FUSE_FSYNCDIR:
+	case FUSE_FALLOCATE:
+	case FUSE_COPY_FILE_RANGE:
+	case FUSE_SETATTR: /* a truncation frees blocks */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- Workers ---------------------------------------------------------------- */
+
+/* Leads, handling what it reads, until the role is handed on; then waits to
+ * lead again. Called and returns with the lock held. */
+static void serve_locked(struct loop *l, struct fuse_buf *buf)
+{
+	while (wait_for_role_locked(l)) {
+		while (!l->stopping) {
+			pthread_mutex_unlock(&l->lock);
+			int r = next_request(l, buf);
+			pthread_mutex_lock(&l->lock);
+			if (r <= 0) {
+				stop_locked(l, r);
+				return;
+			}
+			uint64_t generation = l->generation;
+			l->begun++;
+			l->busy = true;
+			if (slow_request(buf, (size_t)r))
+				hand_on_locked(l);
+			pthread_mutex_unlock(&l->lock);
+			fuse_session_process_buf(l->se, buf);
+			pthread_mutex_lock(&l->lock);
+			if (generation != l->generation)
+				break; /* handed on meanwhile */
+			l->busy = false;
+		}
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct loop *l = arg;
+	struct fuse_buf buf = {.mem = NULL};
+
+	pthread_mutex_lock(&l->lock);
+	serve_locked(l, &buf);
+	if (--l->threads == 0)
+		pthread_cond_broadcast(&l->done_cv);
+	pthread_mutex_unlock(&l->lock);
+	free(buf.mem);
+	return NULL;
+}
+
+/* Hands the role on when the leader's request has run through a whole tick
+ * (between HANDOFF_NS and twice that). Sleeps while the leader does. */
+static void *monitor(void *arg)
+{
+	struct loop *l = arg;
+	uint64_t seen = UINT64_MAX;
+	const struct timespec tick = {.tv_nsec = HANDOFF_NS};
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->stopping) {
+		if (l->leader_sleeps || l->role_free) {
+			pthread_cond_wait(&l->monitor_cv, &l->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&l->lock);
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&l->lock);
+		if (l->busy && l->begun == seen && !l->role_free)
+			hand_on_locked(l);
+		seen = l->begun;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* ---- The loop --------------------------------------------------------------- */
+
+/* Until the workers are gone; tells them to stop once the session ends. */
+static void wait_for_workers_locked(struct loop *l)
+{
+	while (l->threads > 0) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += STOP_CHECK_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&l->done_cv, &l->lock, &until);
+		if (fuse_session_exited(l->se))
+			stop_locked(l, 0);
+	}
+}
+
+int loop_run(struct fuse_session *se, const struct loop_options *opt)
+{
+	struct loop l = {
+	        .se = se,
+	        .opt = *opt,
+	        .fd = fuse_session_fd(se),
+	        .lock = PTHREAD_MUTEX_INITIALIZER,
+	        .role_cv = PTHREAD_COND_INITIALIZER,
+	        .monitor_cv = PTHREAD_COND_INITIALIZER,
+	        .done_cv = PTHREAD_COND_INITIALIZER,
+	        .role_free = true,
+	};
+	pthread_t mon;
+
+	if (l.opt.max_threads < 1)
+		l.opt.max_threads = 1;
+	int fl = fcntl(l.fd, F_GETFL);
+	if (fl < 0 || fcntl(l.fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	int r = start_thread(monitor, &l, &mon);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&l.lock);
+	l.threads = 1;
+	r = start_thread(worker, &l, NULL);
+	if (r < 0) {
+		l.threads = 0;
+		stop_locked(&l, r);
+	}
+	wait_for_workers_locked(&l);
+	stop_locked(&l, 0); /* and the monitor */
+	pthread_mutex_unlock(&l.lock);
+	pthread_join(mon, NULL);
+	return l.error;
+}
