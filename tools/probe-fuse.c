@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/capability.h"
+#include "fs/loop.h"
 #include "tools/probe-mount.h"
 #include "tools/probes.h"
 
@@ -116,6 +118,24 @@ static int report_passthrough(struct report *r, const struct fuse_mount_probe *m
 	                  u->release, new_enough ? "at least" : "older than", daemon_note(new_enough));
 }
 
+/* The request loop's spin (fs/loop.h) follows the CPUs this process may use. */
+static int report_spin(struct report *r)
+{
+	cpu_set_t set;
+	int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	unsigned spin = loop_default_spin_us();
+
+	if (spin)
+		return report_add(r, "request_spin", "Request spin", REPORT_ON,
+		                  "%d CPUs: after a request, the daemon looks for the next one for %u µs before it "
+		                  "sleeps, which saves a wake-up per request (-o spin=0 turns it off)",
+		                  cpus, spin);
+	return report_add(r, "request_spin", "Request spin", REPORT_OFF,
+	                  "%d CPU: a daemon that kept looking would keep the caller it waits for off the CPU, so "
+	                  "it sleeps between requests",
+	                  cpus);
+}
+
 int probe_fuse(struct report *r, bool *can_mount)
 {
 	struct fuse_mount_probe m;
@@ -134,5 +154,7 @@ int probe_fuse(struct report *r, bool *can_mount)
 		snprintf(u.release, sizeof(u.release), "unknown");
 	if ((k = report_add(r, "kernel", "Kernel", u.release, "%s %s, %s", u.sysname, u.release, u.machine)) < 0)
 		return k;
-	return report_passthrough(r, &m, &u);
+	if ((k = report_passthrough(r, &m, &u)) < 0)
+		return k;
+	return report_spin(r);
 }

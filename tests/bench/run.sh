@@ -122,7 +122,9 @@ step_untar() { tar -xf "$tools/tree.tar" -C "$1"; }
 step_git_commit() {
 	cd "$1"
 	git add -A
-	git commit -q -m bench
+	# No gc --auto: it would repack in the background, through the mount,
+	# while the next workloads run.
+	git -c gc.auto=0 commit -q -m bench
 }
 step_status() {
 	cd "$1"

@@ -37,6 +37,7 @@ machine() {
 	expect_in "a real FUSE mount works" '^FUSE mount: on — mounted an empty folder, kernel FUSE protocol 7\.[0-9]+'
 	expect_in "the kernel line names the release" "^Kernel: $(uname -r) — "
 	expect_in "FUSE passthrough is on or off, with why" '^FUSE passthrough: (on|off) — '
+	expect_in "the request spin follows the CPUs" "^Request spin: $([ "$(nproc)" -ge 2 ] && echo on || echo off) — $(nproc) CPU"
 	expect_in "the cgroup mode is v2, v1 or none" '^Cgroup limits: (v2|v1|none) — '
 	expect_in "credential read-protection says oz0run is not built" \
 		'^Read-protected credential paths: off — oz0run, which would hide them'
