@@ -64,6 +64,19 @@ static int read_groups(int proc_fd, pid_t pid, gid_t *groups, int max)
 	return parse_groups(text, groups, max);
 }
 
+bool caller_in_group(gid_t gid, gid_t primary, pid_t pid, int proc_fd)
+{
+	gid_t groups[CALLER_GROUPS_MAX];
+
+	if (gid == primary)
+		return true;
+	int n = read_groups(proc_fd, pid, groups, CALLER_GROUPS_MAX);
+	for (int k = 0; k < n; k++)
+		if (groups[k] == gid)
+			return true;
+	return false;
+}
+
 static int set_thread_groups(int n, const gid_t *groups)
 {
 	return syscall(SYS_setgroups, n, groups) < 0 ? negative_errno() : 0;

@@ -18,6 +18,10 @@ int caller_init(void);
 /* Becomes (UID, GID) with the groups of process PID, read through PROC_FD
  * (an fd of /proc). A process gone meanwhile gets no supplementary groups. */
 int caller_become(uid_t uid, gid_t gid, pid_t pid, int proc_fd, struct caller_saved *s);
+/* Whether process PID, whose primary group is PRIMARY, is in GID, its
+ * supplementary groups (read through PROC_FD) included: the kernel's
+ * in_group_p(). */
+bool caller_in_group(gid_t gid, gid_t primary, pid_t pid, int proc_fd);
 /* Back to the daemon's credentials; a no-op if nothing was switched. */
 void caller_leave(struct caller_saved *s);
 #define _cleanup_caller_ __attribute__((cleanup(caller_leave)))

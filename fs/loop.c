@@ -53,13 +53,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-unsigned loop_default_spin_us(void)
+int loop_usable_cpus(void)
 {
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return 0;
-	return CPU_COUNT(&set) >= 2 ? SPIN_US : 0;
+	return sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+unsigned loop_default_spin_us(void)
+{
+	return loop_usable_cpus() >= 2 ? SPIN_US : 0;
 }
 
 /* ---- Threads ---------------------------------------------------------------- */

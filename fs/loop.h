@@ -29,6 +29,8 @@ struct loop_options {
  * signal handlers). Returns 0, or -errno when reading the device failed. */
 int loop_run(struct fuse_session *se, const struct loop_options *opt);
 
+/* The CPUs this process may run on (its affinity). */
+int loop_usable_cpus(void);
 /* The spin that suits this process: none when it may run on one CPU only
  * (the leader would then keep the caller it waits for off the CPU). */
 unsigned loop_default_spin_us(void);

@@ -113,16 +113,15 @@ int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, st
 	fs->audit = audit;
 	fs->timeout = timeout_for(opt->cache);
 	fs->as_caller = geteuid() == 0;
-	fs->proc_root_fd = -1;
 	pthread_mutex_init(&fs->rewritten_lock, NULL);
 	if (fs->as_caller) {
 		int r = caller_init();
 		if (r < 0)
 			return r;
-		fs->proc_root_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fs->proc_root_fd < 0)
-			return negative_errno();
 	}
+	fs->proc_root_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->proc_root_fd < 0)
+		return negative_errno();
 	_cleanup_close_ int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
 	int r = fd < 0 ? negative_errno() : inode_table_new(fd, fd_cache_size(opt->fd_cache_size), true, &fs->table);
 	if (r < 0) {

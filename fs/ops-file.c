@@ -28,21 +28,6 @@
 #include "fs/judge.h"
 #include "fs/kernel-io.h"
 
-/* Whether the caller of REQ is in GID, supplementary groups included, as
- * the kernel's in_group_p() asks. */
-static bool caller_in_group(fuse_req_t req, gid_t gid)
-{
-	gid_t groups[256];
-
-	if (fuse_req_ctx(req)->gid == gid)
-		return true;
-	int n = fuse_req_getgroups(req, (int)ELEMENTSOF(groups), groups);
-	for (int k = 0; k < n && k < (int)ELEMENTSOF(groups); k++)
-		if (groups[k] == gid)
-			return true;
-	return false;
-}
-
 int fs_kill_suidgid(fuse_req_t req, int fd)
 {
 	struct stat st;
@@ -52,7 +37,9 @@ int fs_kill_suidgid(fuse_req_t req, int fd)
 	mode_t mode = st.st_mode & ~S_ISUID;
 	/* Set-group-ID without group execute marks mandatory locking: it stays
 	 * for a member of the group. */
-	if ((mode & S_IXGRP) || ((mode & S_ISGID) && !caller_in_group(req, st.st_gid)))
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	if ((mode & S_IXGRP) ||
+	    ((mode & S_ISGID) && !caller_in_group(st.st_gid, ctx->gid, ctx->pid, fs_of(req)->proc_root_fd)))
 		mode &= ~S_ISGID;
 	if (mode == st.st_mode || !S_ISREG(st.st_mode))
 		return 0;

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <linux/capability.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,8 +120,7 @@ static int report_passthrough(struct report *r, const struct fuse_mount_probe *m
 /* The request loop's spin (fs/loop.h) follows the CPUs this process may use. */
 static int report_spin(struct report *r)
 {
-	cpu_set_t set;
-	int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	int cpus = loop_usable_cpus();
 	unsigned spin = loop_default_spin_us();
 
 	if (spin)

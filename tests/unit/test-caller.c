@@ -1,0 +1,39 @@
+/* caller_in_group: the primary group, then the supplementary groups read
+ * from /proc, as the kernel's in_group_p() asks. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fs/caller.h"
+
+Test(caller, primary_and_supplementary_groups)
+{
+	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	gid_t extra = getgid() + 4242; /* this process's only supplementary group */
+
+	cr_assert_geq(proc, 0);
+	cr_assert_eq(setgroups(1, &extra), 0, "the test runs as root");
+	cr_expect(caller_in_group(getgid(), getgid(), getpid(), proc), "the primary group");
+	cr_expect(caller_in_group(extra, 12345, getpid(), proc), "a supplementary group, from /proc");
+	cr_expect_not(caller_in_group(extra + 1, getgid(), getpid(), proc), "a group it is not in");
+	close(proc);
+}
+
+Test(caller, a_process_gone_has_its_primary_group_only)
+{
+	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pid_t pid = fork();
+
+	cr_assert_geq(proc, 0);
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	cr_expect(caller_in_group(7, 7, pid, proc));
+	cr_expect_not(caller_in_group(8, 7, pid, proc));
+	close(proc);
+}
