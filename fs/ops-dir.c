@@ -281,8 +281,8 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	}
 	if (r < 0)
 		return r;
-	judge_changed(fs, s, from.dir.fd, from.parent, name);
-	judge_changed(fs, s, to.dir.fd, to.parent, newname);
+	judge_renamed(fs, s, &(struct judge_move){from.dir.fd, from.parent, name},
+	              &(struct judge_move){to.dir.fd, to.parent, newname}, &from.st);
 	return r;
 }
 
