@@ -33,8 +33,10 @@ struct fs {
 	struct timespec rewritten_mtime;      /* protected by rewritten_lock */
 };
 
-/* Notes that the daemon rewrote ID, whose mtime was MTIME (fs/ops-entry.c). */
+/* Notes that the daemon rewrote ID, whose mtime was MTIME (fs/rewritten.c). */
 void fs_note_rewritten(struct fs *fs, struct policy_id id, struct timespec mtime);
+/* Whether MTIME is the one ID had before the daemon last rewrote it. */
+bool fs_rewritten_before(struct fs *fs, struct policy_id id, struct timespec mtime);
 
 static inline struct fs *fs_of(fuse_req_t req)
 {
@@ -62,6 +64,9 @@ static inline struct policy_id stat_policy_id(const struct stat *st)
 	return (struct policy_id){.dev = st->st_dev, .ino = st->st_ino};
 }
 
+/* ---- fs/request.c: what every operation family uses; the ops-*.c files
+ * call these and never one another. */
+
 /* The one place a negative errno becomes FUSE's positive one. */
 void fs_reply_err(fuse_req_t req, int r);
 
@@ -81,12 +86,12 @@ void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entr
  * there was nothing to drop, or -errno. */
 int fs_kill_suidgid(fuse_req_t req, int fd);
 
+/* Becomes the calling process for one creating syscall when the daemon runs
+ * as root (see fs/caller.h); a no-op otherwise. */
+int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c);
+
 /* The operation families, registered by mount.c. */
 void fs_ops_entry(struct fuse_lowlevel_ops *ops);
 void fs_ops_dir(struct fuse_lowlevel_ops *ops);
 void fs_ops_file(struct fuse_lowlevel_ops *ops);
 void fs_ops_xattr(struct fuse_lowlevel_ops *ops);
-
-/* Becomes the calling process for one creating syscall when the daemon runs
- * as root (see fs/caller.h); a no-op otherwise. */
-int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c);

@@ -28,24 +28,6 @@
 #include "fs/judge.h"
 #include "fs/kernel-io.h"
 
-int fs_kill_suidgid(fuse_req_t req, int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
-	mode_t mode = st.st_mode & ~S_ISUID;
-	/* Set-group-ID without group execute marks mandatory locking: it stays
-	 * for a member of the group. */
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	if ((mode & S_IXGRP) ||
-	    ((mode & S_ISGID) && !caller_in_group(st.st_gid, ctx->gid, ctx->pid, fs_of(req)->proc_root_fd)))
-		mode &= ~S_ISGID;
-	if (mode == st.st_mode || !S_ISREG(st.st_mode))
-		return 0;
-	return fchmod(fd, mode & 07777) < 0 ? negative_errno() : 1;
-}
-
 /* Drops set-id bits from FD if the kernel asked, and makes the kernel forget
  * the mode it caches for INO (a reply that carries attributes does that by
  * itself: INO 0). */
