@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "fs/caller.h"
+#include "fs/fd-share.h"
 #include "fs/fs.h"
 #include "fs/inode.h"
 #include "policy/policy.h"
@@ -17,6 +18,7 @@ struct fs {
 	struct inode_table *table; /* owns a dup of the root fd */
 	struct git_model *model;   /* borrowed */
 	struct audit *audit;       /* borrowed */
+	struct fd_share *share;    /* the callers' open files' descriptors */
 	struct fuse_session *se;
 	struct fs_options opt;
 	double timeout;   /* entry and attribute timeout, by cache mode */
@@ -29,8 +31,8 @@ struct fs {
 	 * that led to the rewrite makes the kernel flush that mtime back to
 	 * the file, which must not read as an attack on it. */
 	pthread_mutex_t rewritten_lock;
-	struct policy_id rewritten;           /* protected by rewritten_lock */
-	struct timespec rewritten_mtime;      /* protected by rewritten_lock */
+	struct policy_id rewritten;      /* protected by rewritten_lock */
+	struct timespec rewritten_mtime; /* protected by rewritten_lock */
 };
 
 /* Notes that the daemon rewrote ID, whose mtime was MTIME (fs/rewritten.c). */
@@ -76,6 +78,12 @@ int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struc
 void fs_entry_forget(struct fs *fs, const struct fuse_entry_param *e);
 /* Replies with E, or forgets it if the kernel is gone. */
 void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entry_param *e);
+
+/* Takes a place in the pool of descriptors for one file or folder the
+ * caller of REQ opens (fs/fd-share.h): -EMFILE past its process's share. */
+int fs_claim_open(struct fs *fs, fuse_req_t req, struct fd_claim *c);
+/* Closes FD, which a caller held open, and gives its place back. */
+void fs_close_open(struct fs *fs, int fd);
 
 /* Drops the set-user-ID bit, and set-group-ID when group-executable or when
  * the caller of REQ is not in the file's group, from the open file FD: what a local

@@ -22,6 +22,10 @@
 #define FS_FD_CACHE_MAX     4096u
 #define FS_MAX_IDLE_THREADS 8
 #define FS_MAX_THREADS      64
+/* Descriptors the daemon keeps from its callers' open files for its own
+ * work beside the O_PATH cache: a few per request thread (a parent, an
+ * object, a reopen, /proc) and the model's and the audit's reads. */
+#define FS_FD_RESERVE (64 + 4 * FS_MAX_THREADS)
 
 /* libfuse's last message on this thread, for fs_mount's error: libfuse
  * reports a failed mount only through its log. */
@@ -123,14 +127,22 @@ int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, st
 	if (fs->proc_root_fd < 0)
 		return negative_errno();
 	_cleanup_close_ int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-	int r = fd < 0 ? negative_errno() : inode_table_new(fd, fd_cache_size(opt->fd_cache_size), true, &fs->table);
+	unsigned cache = fd_cache_size(opt->fd_cache_size);
+	int r = fd < 0 ? negative_errno() : inode_table_new(fd, cache, true, &fs->table);
 	if (r < 0) {
-		if (fs->proc_root_fd >= 0)
-			close(fs->proc_root_fd);
+		close(fs->proc_root_fd);
 		return r;
 	}
 	TAKE_FD(fd);
-	log_debug("inodes are %s", inode_table_uses_handles(fs->table) ? "reopened by file handle" : "pinned fds");
+	r = fd_share_new(fd_share_pool_size(cache + FS_FD_RESERVE), fs->proc_root_fd, &fs->share);
+	if (r < 0) {
+		inode_table_free(fs->table);
+		close(fs->proc_root_fd);
+		return r;
+	}
+	log_debug("inodes are %s; callers may hold %u open files",
+	          inode_table_uses_handles(fs->table) ? "reopened by file handle" : "pinned fds",
+	          fd_share_pool(fs->share));
 	*out = TAKE_PTR(fs);
 	return 0;
 }
@@ -243,6 +255,7 @@ void fs_free(struct fs *fs)
 		fuse_session_destroy(fs->se);
 	}
 	inode_table_free(fs->table);
+	fd_share_free(fs->share);
 	if (fs->proc_root_fd >= 0)
 		close(fs->proc_root_fd);
 	pthread_mutex_destroy(&fs->rewritten_lock);

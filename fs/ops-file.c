@@ -70,8 +70,10 @@ static int backing_flags(const struct fs *fs, int flags)
 	return flags;
 }
 
-static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd)
+/* FD, which holds the caller's place C, is the open file's from now on. */
+static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd, struct fd_claim *c)
 {
+	fd_share_bind(c, fd);
 	fi->fh = (uint64_t)fd;
 	/* Without the writeback cache a close has nothing to write back, and
 	 * locks are the kernel's: a FLUSH would be a round trip per close that
@@ -270,21 +272,26 @@ static int open_backing(struct fs *fs, struct inode *i, int dirfd, const char *n
 
 static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
 {
+	_cleanup_claim_ struct fd_claim c = {0};
+
+	int r = fs_claim_open(fs, req, &c);
+	if (r < 0)
+		return r;
 	if (wants_write(fi->flags)) {
 		_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
-		int r = judge_object(fs, req, s, POLICY_OP_WRITE, fs_policy_id(i), (unsigned long)fi->flags);
+		r = judge_object(fs, req, s, POLICY_OP_WRITE, fs_policy_id(i), (unsigned long)fi->flags);
 		if (r < 0)
 			return r;
 	}
 	int fd = opened(fs, req, fs_ino(fs, i), open_backing(fs, i, -1, NULL, fi->flags));
 	if (fd < 0)
 		return fd;
-	int r = io_mode_open(fs, fs_ino(fs, i), fd, fi);
+	r = io_mode_open(fs, fs_ino(fs, i), fd, fi);
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
-	set_open_reply(fs, fi, fd);
+	set_open_reply(fs, fi, fd, &c);
 	return 0;
 }
 
@@ -296,7 +303,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_open(req, fi) != 0) {
-		close((int)fi->fh);
+		fs_close_open(fs, (int)fi->fh);
 		io_mode_release(ino);
 	}
 }
@@ -383,10 +390,15 @@ static int create_or_open(struct fs *fs, fuse_req_t req, struct inode *parent, c
 static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode,
                      struct fuse_file_info *fi, struct fuse_entry_param *e)
 {
+	_cleanup_claim_ struct fd_claim c = {0};
+
+	int r = fs_claim_open(fs, req, &c);
+	if (r < 0)
+		return r;
 	_cleanup_close_ int fd = create_or_open(fs, req, parent, name, mode, fi->flags);
 	if (fd < 0)
 		return fd;
-	int r = fs_lookup_entry(fs, parent, name, e);
+	r = fs_lookup_entry(fs, parent, name, e);
 	if (r < 0)
 		return r;
 	r = io_mode_open(fs, e->ino, fd, fi);
@@ -394,7 +406,7 @@ static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 		fs_entry_forget(fs, e);
 		return r;
 	}
-	set_open_reply(fs, fi, TAKE_FD(fd));
+	set_open_reply(fs, fi, TAKE_FD(fd), &c);
 	return 0;
 }
 
@@ -410,11 +422,15 @@ static int tmpfile_flags(const struct fs *fs, int flags)
 static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_t mode, struct fuse_file_info *fi,
                       struct fuse_entry_param *e)
 {
+	_cleanup_claim_ struct fd_claim c = {0};
 	_cleanup_ifd_ struct ifd p = {0};
 	struct inode *i;
 	int fd;
 
-	int r = inode_fd_acquire(fs->table, parent, &p);
+	int r = fs_claim_open(fs, req, &c);
+	if (r < 0)
+		return r;
+	r = inode_fd_acquire(fs->table, parent, &p);
 	if (r < 0)
 		return r;
 	fd = open_as_caller(fs, req, p.fd, ".", tmpfile_flags(fs, fi->flags) | O_CLOEXEC, mode);
@@ -434,7 +450,7 @@ static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_
 		close(fd);
 		return r;
 	}
-	set_open_reply(fs, fi, fd);
+	set_open_reply(fs, fi, fd, &c);
 	return 0;
 }
 
@@ -450,7 +466,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	} else if (fuse_reply_create(req, &e, fi) != 0) {
 		io_mode_release(e.ino); /* before the forget may free the inode */
 		fs_entry_forget(fs, &e);
-		close((int)fi->fh);
+		fs_close_open(fs, (int)fi->fh);
 	}
 }
 
@@ -487,20 +503,25 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
 }
 
 /* close(2) of one of the caller's descriptors: report what closing a
- * duplicate reports (a network file system's deferred write errors). */
+ * duplicate reports (a network file system's deferred write errors). A
+ * daemon out of descriptors must not fail the caller's close for that: the
+ * file stays open until the release, whose close reports nothing to anyone,
+ * and a local file system reports nothing on close anyway. */
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	int fd = dup((int)fi->fh);
-	int r = fd < 0 || close(fd) < 0 ? negative_errno() : 0;
+	int fd = fcntl((int)fi->fh, F_DUPFD_CLOEXEC, 0);
+	int r = fd < 0 ? negative_errno() : 0;
 
-	fs_reply_err(req, r);
+	if (fd >= 0 && close(fd) < 0)
+		r = negative_errno();
+	fs_reply_err(req, r == -EMFILE || r == -ENFILE ? 0 : r);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 
-	close((int)fi->fh);
+	fs_close_open(fs, (int)fi->fh);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		judge_written(fs, fs_policy_id(fs_inode(fs, ino)));
 	io_mode_release(ino);

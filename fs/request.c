@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "fs/internal.h"
@@ -41,6 +42,17 @@ void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entr
 		fs_reply_err(req, r);
 	else if (fuse_reply_entry(req, e) != 0)
 		fs_entry_forget(fs, e); /* the request was interrupted: the kernel took no reference */
+}
+
+int fs_claim_open(struct fs *fs, fuse_req_t req, struct fd_claim *c)
+{
+	return fd_share_claim(fs->share, fuse_req_ctx(req)->pid, c);
+}
+
+void fs_close_open(struct fs *fs, int fd)
+{
+	fd_share_release(fs->share, fd); /* first: once closed, the number may be another's */
+	close(fd);
 }
 
 int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c)
