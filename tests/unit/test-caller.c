@@ -26,16 +26,24 @@ Test(caller, primary_and_supplementary_groups)
 	close(proc);
 }
 
-Test(caller, a_process_gone_has_its_primary_group_only)
+/* The pid of a process that has ended. */
+static pid_t gone_process(void)
 {
-	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	pid_t pid = fork();
 
-	cr_assert_geq(proc, 0);
 	cr_assert_geq(pid, 0);
 	if (pid == 0)
 		_exit(0);
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+Test(caller, a_process_gone_has_its_primary_group_only)
+{
+	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	pid_t pid = gone_process();
+
+	cr_assert_geq(proc, 0);
 	cr_expect(caller_in_group(7, 7, pid, proc));
 	cr_expect_not(caller_in_group(8, 7, pid, proc));
 	close(proc);
@@ -44,13 +52,9 @@ Test(caller, a_process_gone_has_its_primary_group_only)
 Test(caller, a_process_is_its_own_and_one_gone_is_itself)
 {
 	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	pid_t pid = fork();
+	pid_t pid = gone_process();
 
 	cr_assert_geq(proc, 0);
-	cr_assert_geq(pid, 0);
-	if (pid == 0)
-		_exit(0);
-	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	cr_expect_eq(caller_process(getpid(), proc), getpid(), "the main thread is the process");
 	cr_expect_eq(caller_process(pid, proc), pid, "a process gone counts as itself");
 	close(proc);
