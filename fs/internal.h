@@ -23,7 +23,6 @@ struct fs {
 	struct fs_options opt;
 	double timeout;   /* entry and attribute timeout, by cache mode */
 	bool as_caller;   /* root daemon: create as the calling process */
-	bool writeback;   /* the kernel granted the writeback cache; set by init */
 	int proc_root_fd; /* /proc, for callers' groups */
 	bool mounted;
 	/* The protected file the daemon last rewrote in place (fs/replace.h)

@@ -41,20 +41,20 @@ static void fuse_log_to_ours(enum fuse_log_level level, const char *fmt, va_list
 	log_debug("libfuse: %s", fuse_last_message);
 }
 
-/* Passthrough or the writeback cache: the kernel takes one or the other.
- * Passthrough wins where it is offered to a daemon that may use it: the
- * kernel then reads and writes the tree's files at native speed, and its
- * page cache is the tree's own, shared with every process outside. */
+/* Passthrough where it is offered to a daemon that may use it: the kernel
+ * then reads and writes the tree's files at native speed, and its page cache
+ * is the tree's own, shared with every process outside. Never the writeback
+ * cache: under it write(2) only dirties the kernel's pages, so a full tree
+ * was never told to the writer (a 20 MiB tree took 40 MiB of writes, the
+ * mount then showed 40 MiB where the tree held 20, and only the first fsync
+ * said ENOSPC). Each write is a request instead, answered with the tree's
+ * own answer. */
 static bool choose_io(struct fs *fs, struct fuse_conn_info *conn)
 {
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 	if (fs->opt.passthrough == FS_PASSTHROUGH_AUTO && kernel_io_passthrough_offered()) {
 		kernel_io_passthrough_accept();
-		conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 		return true;
-	}
-	if (fs->opt.cache == FS_CACHE_ALWAYS && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
-		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
-		fs->writeback = true;
 	}
 	return false;
 }
@@ -74,8 +74,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * clear them on write, truncate and chown, as it does for a local file. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->time_gran = 1;
-	log_debug("FUSE protocol %u.%u, writeback cache %s, passthrough %s", conn->proto_major, conn->proto_minor,
-	          fs->writeback ? "on" : "off", passthrough ? "asked" : "off");
+	log_debug("FUSE protocol %u.%u, passthrough %s", conn->proto_major, conn->proto_minor,
+	          passthrough ? "asked" : "off");
 }
 
 static double timeout_for(enum fs_cache cache)

@@ -56,18 +56,10 @@ static bool wants_write(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 }
 
-/* The flags the daemon opens with. With the writeback cache the kernel reads
- * pages of write-only files and places appends itself, so a write-only open
- * becomes read-write and O_APPEND goes; O_DIRECT is the kernel's business. */
+/* The flags the daemon opens with: O_DIRECT is the kernel's business. */
 static int backing_flags(const struct fs *fs, int flags)
 {
-	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_DIRECT);
-	if (fs->writeback) {
-		if ((flags & O_ACCMODE) == O_WRONLY)
-			flags = (flags & ~O_ACCMODE) | O_RDWR;
-		flags &= ~O_APPEND;
-	}
-	return flags;
+	return flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_DIRECT);
 }
 
 /* FD, which holds the caller's place C, is the open file's from now on. */
@@ -75,10 +67,10 @@ static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int f
 {
 	fd_share_bind(c, fd);
 	fi->fh = (uint64_t)fd;
-	/* Without the writeback cache a close has nothing to write back, and
+	/* A close has nothing to write back (there is no writeback cache), and
 	 * locks are the kernel's: a FLUSH would be a round trip per close that
-	 * does nothing (FOPEN_NOFLUSH; the kernel ignores it with writeback). */
-	fi->noflush = !fs->writeback;
+	 * does nothing, and would need a descriptor to do it (FOPEN_NOFLUSH). */
+	fi->noflush = 1;
 }
 
 /* ---- Passthrough ------------------------------------------------------------ */
@@ -502,21 +494,6 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* close(2) of one of the caller's descriptors: report what closing a
- * duplicate reports (a network file system's deferred write errors). A
- * daemon out of descriptors must not fail the caller's close for that: the
- * file stays open until the release, whose close reports nothing to anyone,
- * and a local file system reports nothing on close anyway. */
-static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	int fd = fcntl((int)fi->fh, F_DUPFD_CLOEXEC, 0);
-	int r = fd < 0 ? negative_errno() : 0;
-
-	if (fd >= 0 && close(fd) < 0)
-		r = negative_errno();
-	fs_reply_err(req, r == -EMFILE || r == -ENFILE ? 0 : r);
-}
-
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -530,15 +507,9 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
 	int fd = (int)fi->fh;
 	int r = datasync ? fdatasync(fd) : fsync(fd);
 
-	/* The file system allocates blocks as the data lands; under the
-	 * writeback cache the kernel still holds the block count from before.
-	 * Make it ask again (attributes only: size and times stay its own). */
-	if (r == 0 && fs->writeback)
-		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
 	fs_reply_err(req, r < 0 ? negative_errno() : 0);
 }
 
@@ -585,16 +556,9 @@ static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, 
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* SEEK_DATA and SEEK_HOLE. Under the writeback cache the kernel asks
- * without writing its dirty pages back first, so the backing file could show
- * a hole where data waits: invalidating the file's cache makes the kernel
- * write them back (other workers take those writes) before we look. */
+/* SEEK_DATA and SEEK_HOLE: every write reached the tree already. */
 static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-
-	if (fs->writeback)
-		fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
 	off_t pos = lseek((int)fi->fh, off, whence);
 	if (pos < 0)
 		fs_reply_err(req, negative_errno());
@@ -608,7 +572,6 @@ void fs_ops_file(struct fuse_lowlevel_ops *ops)
 	ops->create = op_create;
 	ops->read = op_read;
 	ops->write_buf = op_write_buf;
-	ops->flush = op_flush;
 	ops->release = op_release;
 	ops->fsync = op_fsync;
 	ops->fallocate = op_fallocate;
