@@ -364,6 +364,26 @@ static bool opendir_unsupported(const struct fs *fs)
 	return fs->opt.cache == FS_CACHE_ALWAYS;
 }
 
+/* A folder the caller holds open holds one of the daemon's descriptors. */
+static int do_opendir_held(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
+{
+	_cleanup_claim_ struct fd_claim c = {0};
+
+	int r = fs_claim_open(fs, req, &c);
+	if (r >= 0)
+		r = do_opendir(fs, i, fi);
+	if (r >= 0)
+		fd_share_bind(&c, dirfd(dir_handle_of(fi)->dp));
+	return r;
+}
+
+/* Closes the handle of a folder a caller held open. */
+static void dir_handle_release(struct fs *fs, struct dir_handle *d)
+{
+	fd_share_release(fs->share, dirfd(d->dp));
+	dir_handle_free(d);
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -372,11 +392,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fs_reply_err(req, -ENOSYS);
 		return;
 	}
-	int r = do_opendir(fs, fs_inode(fs, ino), fi);
+	int r = do_opendir_held(fs, req, fs_inode(fs, ino), fi);
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_open(req, fi) != 0) {
-		dir_handle_free(dir_handle_of(fi));
+		dir_handle_release(fs, dir_handle_of(fi));
 	}
 }
 
@@ -501,7 +521,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	dir_handle_free(dir_handle_of(fi));
+	dir_handle_release(fs_of(req), dir_handle_of(fi));
 	fs_reply_err(req, 0);
 }
 
