@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fs/caller.h"
+#include "tests/unit/gone-process.h"
 
 Test(caller, primary_and_supplementary_groups)
 {
@@ -24,18 +25,6 @@ Test(caller, primary_and_supplementary_groups)
 	cr_expect(caller_in_group(extra, 12345, getpid(), proc), "a supplementary group, from /proc");
 	cr_expect_not(caller_in_group(extra + 1, getgid(), getpid(), proc), "a group it is not in");
 	close(proc);
-}
-
-/* The pid of a process that has ended. */
-static pid_t gone_process(void)
-{
-	pid_t pid = fork();
-
-	cr_assert_geq(pid, 0);
-	if (pid == 0)
-		_exit(0);
-	cr_assert_eq(waitpid(pid, NULL, 0), pid);
-	return pid;
 }
 
 Test(caller, a_process_gone_has_its_primary_group_only)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fs/fd-share.h"
+#include "tests/unit/gone-process.h"
 
 static int proc_fd = -1;
 static struct fd_share *share;
@@ -50,20 +51,9 @@ static int take_all(pid_t tid, int first)
 TestSuite(fd_share, .init = setup, .fini = teardown);
 
 /* Thread ids of processes that are gone count each as its own process. */
-static pid_t gone_pid(void)
-{
-	pid_t pid = fork();
-
-	cr_assert_geq(pid, 0);
-	if (pid == 0)
-		_exit(0);
-	cr_assert_eq(waitpid(pid, NULL, 0), pid);
-	return pid;
-}
-
 Test(fd_share, a_process_alone_takes_half_and_the_next_half_the_rest)
 {
-	pid_t a = gone_pid(), b = gone_pid(), c = gone_pid();
+	pid_t a = gone_process(), b = gone_process(), c = gone_process();
 
 	cr_expect_eq(take_all(a, 1000), 50);
 	cr_expect_eq(take_all(b, 2000), 25);
@@ -73,7 +63,7 @@ Test(fd_share, a_process_alone_takes_half_and_the_next_half_the_rest)
 
 Test(fd_share, release_gives_the_place_back)
 {
-	pid_t a = gone_pid();
+	pid_t a = gone_process();
 
 	cr_assert_eq(take_all(a, 1000), 50);
 	fd_share_release(share, 1000);
@@ -89,7 +79,7 @@ Test(fd_share, release_gives_the_place_back)
 
 Test(fd_share, a_claim_never_bound_gives_its_place_back)
 {
-	pid_t a = gone_pid();
+	pid_t a = gone_process();
 
 	{
 		_cleanup_claim_ struct fd_claim c;
@@ -134,7 +124,7 @@ Test(fd_share, the_threads_of_a_process_share_its_share)
 	cr_assert_eq(pthread_create(&thread, NULL, take_in_thread, &t), 0);
 	pthread_barrier_wait(&t.taken);
 	int mine = take_all(gettid(), 2000);
-	int other = take_all(gone_pid(), 3000);
+	int other = take_all(gone_process(), 3000);
 	pthread_barrier_wait(&t.done);
 	cr_assert_eq(pthread_join(thread, NULL), 0);
 	cr_expect_eq(t.n, 50);
