@@ -886,28 +886,15 @@ static int read_top_files(struct pass *p)
 /* gitdir: patterns match the git dir's real path as git sees it: the
  * tree's (or where git sees it), joined and normalised (the tree holds no
  * link on the way: locate() refuses one). */
-static int real_gitdir(const struct reader *r, char **out)
+static int real_gitdir(struct reader *r, char **out)
 {
 	_cleanup_free_ char *joined = NULL;
-	char *norm;
-	size_t len = 0;
+	int e;
 
 	if (asprintf(&joined, "%s/%s", r->opts->seen_as ? r->opts->seen_as : r->opts->root_path, r->opts->gitdir) < 0)
 		return -ENOMEM;
-	norm = calloc(1, strlen(joined) + 2);
-	if (!norm)
-		return -ENOMEM;
-	for (const char *s = joined; *s; s += strcspn(s, "/")) {
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		n = strcspn(s, "/");
-		if (n)
-			walk_component(norm, &len, strlen(joined) + 2, s, n);
-	}
-	*out = norm;
-	return 0;
+	e = lexical_path(joined, out);
+	return e == -EINVAL ? fail(r, e, r->opts->gitdir, "not an absolute path git can open") : e;
 }
 
 static bool opts_are_valid(const struct gitcfg_read_opts *o)
