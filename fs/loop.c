@@ -23,7 +23,7 @@
 /* How long the leader's request may run before another thread takes over
  * reading: past this, a request is waiting on the disk, not on the CPU. */
 #define HANDOFF_NS (500 * 1000L)
-#define SPIN_US 200
+#define SPIN_US    200
 
 struct loop {
 	struct fuse_session *se;
