@@ -1,7 +1,7 @@
 #!/bin/bash
 # `make check-stress`: the mount driven hard in every cache and passthrough
 # mode, with the checkers' own verification as the judge. Not part of `make
-# check` (about 7 minutes). Per mode:
+# check` (about 5 minutes). Per mode:
 #   - stress-ng's file-system stressors side by side with --verify (a stressor
 #     that reads back what it did not write fails the run);
 #   - fio's CRC32C-verifying jobs (tests/stress/verify.fio);
