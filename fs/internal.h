@@ -73,6 +73,10 @@ void fs_reply_err(fuse_req_t req, int r);
 
 /* Looks NAME up in PARENT and fills E (one lookup reference taken). */
 int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struct fuse_entry_param *e);
+/* Fills E for the known inode F names (one lookup reference taken), from a
+ * stat through its fd: no lookup by name, which a racing rename could make
+ * name another object. */
+int fs_known_entry(struct fs *fs, const struct ifd *f, struct fuse_entry_param *e);
 /* Undoes fs_lookup_entry when the reply could not be sent. */
 void fs_entry_forget(struct fs *fs, const struct fuse_entry_param *e);
 /* Replies with E, or forgets it if the kernel is gone. */

@@ -127,7 +127,9 @@ static int do_link(struct fs *fs, fuse_req_t req, struct inode *i, struct inode 
 	if (r < 0)
 		return r;
 	judge_changed(fs, s, p.fd, pid, newname);
-	return fs_lookup_entry(fs, newparent, newname, e);
+	/* The new name is the object linked: answer with it as the table knows
+	 * it rather than look the name up (an openat, a stat and a handle). */
+	return fs_known_entry(fs, &f, e);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,13 @@ void fs_reply_err(fuse_req_t req, int r)
 	fuse_reply_err(req, r < 0 ? -r : 0);
 }
 
+static void entry_fill(struct fs *fs, struct inode *i, struct fuse_entry_param *e)
+{
+	e->ino = fs_ino(fs, i);
+	e->attr_timeout = fs->timeout;
+	e->entry_timeout = fs->timeout;
+}
+
 int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struct fuse_entry_param *e)
 {
 	struct inode *i;
@@ -24,9 +32,17 @@ int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struc
 	int r = inode_lookup(fs->table, parent, name, &e->attr, &i);
 	if (r < 0)
 		return r;
-	e->ino = fs_ino(fs, i);
-	e->attr_timeout = fs->timeout;
-	e->entry_timeout = fs->timeout;
+	entry_fill(fs, i, e);
+	return 0;
+}
+
+int fs_known_entry(struct fs *fs, const struct ifd *f, struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (fstatat(f->fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return negative_errno();
+	inode_hold(fs->table, f->inode);
+	entry_fill(fs, f->inode, e);
 	return 0;
 }
 
