@@ -92,7 +92,7 @@ static char *config_problem(int gitfd, const char *name)
 	if (r == -ENOENT)
 		return NULL;
 	if (r < 0)
-		r = asprintf(&why, "git reads it, and it cannot be read whole (%s)", strerror(-r));
+		r = asprintf(&why, "git reads it, and it cannot be read whole: %s", checks_unreadable(r));
 	else if ((r = gitcfg_parse(b.data, b.len, name, chooses, &ch, NULL)) == -ECANCELED)
 		r = asprintf(&why, "a configuration the run made sets a hooks folder, an include or a program (%s)",
 		             ch.key);

@@ -28,6 +28,21 @@ bool checks_is_new(const struct settle_ctx *c, size_t i)
 	return !checks_before(c, i);
 }
 
+const char *checks_unreadable(int r)
+{
+	switch (r) {
+	case -ELOOP:
+		return "a link";
+	case -EINVAL:
+		return "not a regular file";
+	case -EFBIG:
+		return "larger than git's files are";
+	case -EXDEV:
+		return "outside the tree";
+	}
+	return strerror(-r);
+}
+
 void checks_mark_gone(struct settle_ctx *c, const char *path)
 {
 	size_t n = strlen(path);
@@ -82,6 +97,23 @@ static int check_recorded(struct settle_ctx *c, size_t i)
 	return r;
 }
 
+/* A new linked worktree of a repository that was there before: the copies
+ * in it of what the repository runs. */
+static int check_new_worktree(struct settle_ctx *c, size_t i)
+{
+	_cleanup_free_ char *common = strdup(c->now.st.gitdirs[i].path);
+	char *cut = common ? strstr(common, "/worktrees/") : NULL;
+	long k;
+
+	if (!common)
+		return -ENOMEM;
+	if (!cut || c->gone[i])
+		return 0;
+	*cut = '\0';
+	k = settle_scan_find(&c->now.st, common);
+	return k >= 0 && !checks_is_new(c, (size_t)k) ? checks_copies(c, i, (size_t)k) : 0;
+}
+
 static int check_fresh_dirs(struct settle_ctx *c)
 {
 	int r = 0;
@@ -91,6 +123,8 @@ static int check_fresh_dirs(struct settle_ctx *c)
 			continue;
 		if (checks_is_new(c, i))
 			r = checks_fresh(c, i);
+		if (r >= 0 && checks_is_new(c, i) && c->now.st.gitdirs[i].kind == SETTLE_GITDIR_LINKED)
+			r = check_new_worktree(c, i);
 		if (r >= 0 && c->now.st.gitdirs[i].served)
 			r = check_recorded(c, i);
 	}
