@@ -53,14 +53,50 @@ static int unseen(struct settle_scan *sc, const char *path, const char *why)
 
 /* ---- Listing a folder ----------------------------------------------------- */
 
-static int by_name(const void *a, const void *b)
+/* A folder's entries with their types as the listing gives them
+ * (DT_UNKNOWN when the file system does not say). */
+struct listing {
+	struct entry {
+		char *name;
+		unsigned char type;
+	} *v;
+	size_t n, cap;
+};
+
+static void listing_done(struct listing *l)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	*l = (struct listing){0};
 }
 
-/* The names in the folder FD (not "." or ".."), sorted, so two scans of one
- * tree meet its git directories in one order. */
-int settle_list_names(int fd, struct settle_names *out)
+static int listing_add(struct listing *l, const struct dirent *e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct entry *v = reallocarray(l->v, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].name = strdup(e->d_name);
+	l->v[l->n].type = e->d_type;
+	if (!l->v[l->n].name)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+}
+
+/* The entries of the folder FD (not "." or ".."), at most MAX, sorted, so
+ * two scans of one tree meet its git directories in one order. */
+static int list_entries(int fd, size_t max, struct listing *out)
 {
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
@@ -74,12 +110,23 @@ int settle_list_names(int fd, struct settle_names *out)
 	}
 	while (r >= 0 && (errno = 0, e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			r = out->n >= SETTLE_STATE_MAX_NAMES ? -E2BIG : settle_names_add(out, e->d_name, strlen(e->d_name));
+			r = out->n >= max ? -E2BIG : listing_add(out, e);
 	if (r >= 0 && errno)
 		r = negative_errno();
 	closedir(d);
 	if (r >= 0 && out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_name);
+	return r;
+}
+
+int settle_list_names(int fd, struct settle_names *out)
+{
+	struct listing l = {0};
+	int r = list_entries(fd, SETTLE_STATE_MAX_NAMES, &l);
+
+	for (size_t i = 0; r >= 0 && i < l.n; i++)
+		r = settle_names_add(out, l.v[i].name, strlen(l.v[i].name));
+	listing_done(&l);
 	return r;
 }
 
@@ -249,16 +296,20 @@ struct walk {
 
 static int walk_folder(struct walk *w, int fd, const char *path, unsigned depth);
 
-/* The entry NAME of the folder FD (at PATH): a folder is walked. */
-static int walk_entry(struct walk *w, int fd, const char *path, const char *name, unsigned depth)
+/* The entry E of the folder FD (at PATH): a folder is walked. */
+static int walk_entry(struct walk *w, int fd, const char *path, const struct entry *e, unsigned depth)
 {
-	_cleanup_free_ char *child = settle_join(path, name);
+	const char *name = e->name;
+	_cleanup_free_ char *child = NULL;
 	struct stat st;
 
-	if (!child)
-		return -ENOMEM;
 	if (++w->sc->entries > SCAN_MAX_ENTRIES)
 		return -E2BIG;
+	if (e->type != DT_DIR && e->type != DT_UNKNOWN)
+		return 0; /* no stat for each file of a large tree */
+	child = settle_join(path, name);
+	if (!child)
+		return -ENOMEM;
 	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : unseen(w->sc, child, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
@@ -280,22 +331,29 @@ static int walk_entry(struct walk *w, int fd, const char *path, const char *name
 	return walk_folder(w, sub, child, depth + 1);
 }
 
+static bool listed(const struct listing *l, const char *name)
+{
+	const struct entry key = {.name = (char *)name};
+
+	return bsearch(&key, l->v, l->n, sizeof(*l->v), by_name) != NULL;
+}
+
 static int walk_folder(struct walk *w, int fd, const char *path, unsigned depth)
 {
-	_cleanup_(settle_names_done) struct settle_names names = {0};
-	int r = settle_list_names(fd, &names);
+	_cleanup_(listing_done) struct listing l = {0};
+	int r = list_entries(fd, SCAN_MAX_ENTRIES, &l);
 
 	if (r == -E2BIG || r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return unseen(w->sc, path, strerror(-r));
-	if (settle_names_has(&names, ".git"))
+	if (listed(&l, ".git"))
 		r = scan_dotgit(w->sc, w->rootfd, w->dir, fd, path);
-	else if (is_git_directory(fd))
+	else if (listed(&l, "HEAD") && is_git_directory(fd))
 		return add_gitdir(w->sc, path, SETTLE_GITDIR_BARE, NULL); /* git's, not walked */
-	for (size_t i = 0; r >= 0 && i < names.n; i++)
-		if (strcmp(names.v[i], ".git") && !quarantined(names.v[i]))
-			r = walk_entry(w, fd, path, names.v[i], depth);
+	for (size_t i = 0; r >= 0 && i < l.n; i++)
+		if (strcmp(l.v[i].name, ".git") && !quarantined(l.v[i].name))
+			r = walk_entry(w, fd, path, &l.v[i], depth);
 	return r;
 }
 
