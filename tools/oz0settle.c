@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/mountinfo.h"
 #include "common/tree-place.h"
 #include "git/settle/settle.h"
 
@@ -120,6 +121,21 @@ static void check_state_outside(const char *state, int rootfd)
 		die(EXIT_USAGE, "'%s' lies inside the tree, where the run could change it: keep STATE outside it", state);
 }
 
+/* Refuses a DIR that an oz0fs mount covers: the settler works on the tree
+ * itself, which the mount would refuse to change. */
+static void check_not_mounted(const char *dir, int rootfd)
+{
+	_cleanup_(mount_entry_clear) struct mount_entry m = {.id = -1};
+	bool is_root;
+	int id;
+
+	if (mount_of_fd(rootfd, &id, &is_root) < 0 || !is_root || mountinfo_find(id, &m) < 0)
+		return;
+	if (strcmp(m.fstype, "fuse.oz0fs") == 0)
+		die(EXIT_USAGE, "'%s' is an oz0fs mount: settle the tree itself once the run and its mount have ended",
+		    dir);
+}
+
 static int record(int rootfd, const char *dir, const struct args *a)
 {
 	_cleanup_free_ char *err = NULL;
@@ -180,6 +196,7 @@ int main(int argc, char **argv)
 	dir = realpath(a.dir, NULL);
 	if (!dir)
 		die(EXIT_USAGE, "cannot resolve '%s': %m", a.dir);
+	check_not_mounted(a.dir, rootfd);
 	check_state_outside(a.state, rootfd);
 	int status = a.record ? record(rootfd, dir, &a) : settle(rootfd, &a);
 	close(rootfd);
