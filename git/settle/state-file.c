@@ -35,33 +35,26 @@ static int open_folder(const char *file, const char **base)
 	return fd < 0 ? negative_errno() : fd;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Creates NAME in DIRFD with BUF on the disk, or leaves no NAME behind. */
+/* Creates NAME in DIRFD with BUF on the disk, or leaves no NAME behind;
+ * stdio takes care of short writes. */
 static int write_new(int dirfd, const char *name, const char *buf, size_t len)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int r;
+	FILE *f;
+	int r = 0;
 
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, buf, len);
-	if (r == 0 && fsync(fd) < 0)
+	f = fdopen(fd, "w");
+	if (!f) {
 		r = negative_errno();
-	if (close(fd) < 0 && r == 0)
+		close(fd);
+		unlinkat(dirfd, name, 0);
+		return r;
+	}
+	if (fwrite(buf, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) < 0)
+		r = negative_errno();
+	if (fclose(f) != 0 && r == 0)
 		r = negative_errno();
 	if (r < 0)
 		unlinkat(dirfd, name, 0);

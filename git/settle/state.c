@@ -49,16 +49,16 @@
 #define HASH_HEX     (2 * SHA256_DIGEST_SIZE)
 #define U64_DIGITS   20
 /* The body nests four deep; the tokenizer refuses anything deeper. */
-#define JSON_DEPTH   8
-#define WRITE_FLAGS  (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define ADD_FLAGS    (JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
+#define JSON_DEPTH  8
+#define WRITE_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define ADD_FLAGS   (JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
 
 /* The number of fields of each object, all of them required. */
 #define STATE_FIELDS  6
 #define GITDIR_FIELDS 12
 #define DOTGIT_FIELDS 4
 
-#define WHY_TOO_LONG "a list holds more entries than a STATE may"
+#define WHY_TOO_LONG  "a list holds more entries than a STATE may"
 #define WHY_TOO_LARGE "the STATE is larger than a STATE may be"
 #define WHY_TEXT_LONG "a path, name or .git file is longer than a STATE may hold"
 
@@ -68,15 +68,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_tokener *, json_tokener_free)
 static const char hex_digits[] = "0123456789ABCDEF";
 
 static const char *const gitdir_kinds[] = {
-	[SETTLE_GITDIR_DOTGIT] = "dotgit", [SETTLE_GITDIR_NAMED] = "named", [SETTLE_GITDIR_MODULE] = "module",
-	[SETTLE_GITDIR_LINKED] = "linked", [SETTLE_GITDIR_BARE] = "bare",
+        [SETTLE_GITDIR_DOTGIT] = "dotgit", [SETTLE_GITDIR_NAMED] = "named", [SETTLE_GITDIR_MODULE] = "module",
+        [SETTLE_GITDIR_LINKED] = "linked", [SETTLE_GITDIR_BARE] = "bare",
 };
 
 static const char *const dotgit_types[] = {
-	[SETTLE_DOTGIT_DIR] = "dir",
-	[SETTLE_DOTGIT_FILE] = "file",
-	[SETTLE_DOTGIT_LINK] = "link",
-	[SETTLE_DOTGIT_OTHER] = "other",
+        [SETTLE_DOTGIT_DIR] = "dir",
+        [SETTLE_DOTGIT_FILE] = "file",
+        [SETTLE_DOTGIT_LINK] = "link",
+        [SETTLE_DOTGIT_OTHER] = "other",
 };
 
 enum text_kind {
@@ -351,8 +351,8 @@ static int gitdir_to_json(const void *entry, struct json_object *o, const char *
 	const struct settle_gitdir *g = entry;
 	int r;
 
-	if ((r = put_path(o, "path", TEXT_TREE_PATH, g->path, false, why)) < 0 ||
-	    (r = put_u64(o, "dev", g->dev)) < 0 || (r = put_u64(o, "ino", g->ino)) < 0 ||
+	if ((r = put_path(o, "path", TEXT_TREE_PATH, g->path, false, why)) < 0 || (r = put_u64(o, "dev", g->dev)) < 0 ||
+	    (r = put_u64(o, "ino", g->ino)) < 0 ||
 	    (r = put_enum(o, "kind", g->kind, gitdir_kinds, ELEMENTSOF(gitdir_kinds), why)) < 0 ||
 	    (r = put(o, "served", json_object_new_boolean(g->served))) < 0 ||
 	    (r = put_u64(o, "config_print", g->config_print)) < 0 ||
@@ -390,8 +390,7 @@ struct list_shape {
 };
 
 /* The N entries at BASE as the array KEY of O; their paths (first member) are unique. */
-static int put_list(struct json_object *o, const struct list_shape *shape, const void *base, size_t n,
-                    const char **why)
+static int put_list(struct json_object *o, const struct list_shape *shape, const void *base, size_t n, const char **why)
 {
 	_cleanup_(json_object_putp) struct json_object *a = NULL;
 	int r;
@@ -429,8 +428,7 @@ static int expect_object(struct json_object *o, int n, const char **why)
 	return 0;
 }
 
-static int field(struct json_object *o, const char *key, enum json_type type, struct json_object **v,
-                 const char **why)
+static int field(struct json_object *o, const char *key, enum json_type type, struct json_object **v, const char **why)
 {
 	if (!json_object_object_get_ex(o, key, v))
 		return refuse(why, -EINVAL, "a field is missing");
@@ -450,8 +448,8 @@ static int text_from_json(struct json_object *j, enum text_kind kind, char **s, 
 	return r < 0 ? r : check_text(kind, *s, *len, why);
 }
 
-static int get_text(struct json_object *o, const char *key, enum text_kind kind, bool nullable, char **s,
-                    size_t *len, const char **why)
+static int get_text(struct json_object *o, const char *key, enum text_kind kind, bool nullable, char **s, size_t *len,
+                    const char **why)
 {
 	struct json_object *v;
 
@@ -603,10 +601,10 @@ static int get_list(struct json_object *o, const struct list_shape *shape, void 
 /* ---- The state and the file --------------------------------------------- */
 
 static const struct list_shape gitdirs_shape = {
-	"gitdirs", SETTLE_STATE_MAX_GITDIRS, sizeof(struct settle_gitdir), gitdir_to_json, gitdir_from_json,
+        "gitdirs", SETTLE_STATE_MAX_GITDIRS, sizeof(struct settle_gitdir), gitdir_to_json, gitdir_from_json,
 };
 static const struct list_shape dotgits_shape = {
-	"dotgits", SETTLE_STATE_MAX_DOTGITS, sizeof(struct settle_dotgit), dotgit_to_json, dotgit_from_json,
+        "dotgits", SETTLE_STATE_MAX_DOTGITS, sizeof(struct settle_dotgit), dotgit_to_json, dotgit_from_json,
 };
 
 /* check_unique() takes an entry's path at offset 0. */
@@ -617,8 +615,8 @@ static int state_to_json(const struct settle_state *s, struct json_object *o, co
 {
 	int r;
 
-	if ((r = put_path(o, "dir", TEXT_ABSOLUTE, s->dir, false, why)) < 0 ||
-	    (r = put_u64(o, "dev", s->dev)) < 0 || (r = put_u64(o, "ino", s->ino)) < 0 ||
+	if ((r = put_path(o, "dir", TEXT_ABSOLUTE, s->dir, false, why)) < 0 || (r = put_u64(o, "dev", s->dev)) < 0 ||
+	    (r = put_u64(o, "ino", s->ino)) < 0 ||
 	    (r = put_list(o, &gitdirs_shape, s->gitdirs, s->n_gitdirs, why)) < 0 ||
 	    (r = put_list(o, &dotgits_shape, s->dotgits, s->n_dotgits, why)) < 0)
 		return r;
