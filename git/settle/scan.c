@@ -175,7 +175,7 @@ static int add_gitdir(struct settle_scan *sc, const char *path, enum settle_gitd
 		i = (long)st->n_gitdirs;
 		st->gitdirs[i] = (struct settle_gitdir){.path = strdup(path), .kind = kind};
 		sc->worktree_of[i] = NULL;
-		st->n_gitdirs++;
+		sc->n_worktree_of = ++st->n_gitdirs;
 		if (!st->gitdirs[i].path)
 			return -ENOMEM;
 	} else if (kind_rank(kind) > kind_rank(st->gitdirs[i].kind)) {
@@ -354,7 +354,7 @@ static bool listed(const struct listing *l, const char *name)
 {
 	const struct entry key = {.name = (char *)name};
 
-	return bsearch(&key, l->v, l->n, sizeof(*l->v), by_name) != NULL;
+	return l->n && bsearch(&key, l->v, l->n, sizeof(*l->v), by_name) != NULL;
 }
 
 static int walk_folder(struct walk *w, int fd, const char *path, unsigned depth)
@@ -608,8 +608,8 @@ int settle_scan(int rootfd, const char *dir, struct settle_scan *sc, char **errm
 
 void settle_scan_done(struct settle_scan *sc)
 {
-	for (size_t i = 0; i < sc->st.n_gitdirs; i++)
-		free(sc->worktree_of ? sc->worktree_of[i] : NULL);
+	for (size_t i = 0; i < sc->n_worktree_of; i++)
+		free(sc->worktree_of[i]);
 	free(sc->worktree_of);
 	settle_names_done(&sc->bad_indexes);
 	settle_names_done(&sc->unseen);

@@ -36,6 +36,7 @@ struct settle_scan {
 	/* Parallel to st.gitdirs: the work tree each serves (tree-relative,
 	 * "" for the root), or NULL. */
 	char **worktree_of;
+	size_t n_worktree_of; /* st.n_gitdirs, kept when st is handed on */
 	/* Served git directories whose index cannot be read whole. */
 	struct settle_names bad_indexes;
 	/* What could not be looked at, one "PATH: why" each. */
