@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -127,22 +126,11 @@ static int remove_below(int at, const char *name, unsigned depth);
 /* Empties the folder FD, then nothing is left to follow in it. */
 static int empty_folder(int fd, unsigned depth)
 {
-	int dfd = dup(fd);
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	struct dirent *e;
-	int r = 0;
+	_cleanup_(settle_names_done) struct settle_names names = {0};
+	int r = settle_list_names(fd, &names);
 
-	if (!d) {
-		r = negative_errno();
-		closep(&dfd);
-		return r;
-	}
-	while (r >= 0 && (errno = 0, e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			r = remove_below(fd, e->d_name, depth + 1);
-	if (r >= 0 && errno)
-		r = negative_errno();
-	closedir(d);
+	for (size_t i = 0; r >= 0 && i < names.n; i++)
+		r = remove_below(fd, names.v[i], depth + 1);
 	return r;
 }
 
