@@ -18,7 +18,7 @@
 #include "git/config-read.h"
 #include "git/discover.h"
 #include "git/model-internal.h"
-#include "policy/shell-find.h"
+#include "policy/shell/find.h"
 
 enum value_kind {
 	VALUE_COMMAND, /* a shell line git runs (a boolean value names none) */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "policy/shell.h"
+#include "policy/shell/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

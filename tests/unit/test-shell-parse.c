@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell.h"
+#include "policy/shell/parse.h"
 
 static struct shell_ast *parse_ok(const char *line)
 {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy/shell-ast.h"
+#include "policy/shell/ast.h"
 
 enum shell_tok_kind {
 	SHELL_TOK_EOF,

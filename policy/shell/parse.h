@@ -1,15 +1,15 @@
 /* The shell reader: parses one command line into a syntax tree (see
- * policy/shell-ast.h) and answers questions about its words. */
+ * policy/shell/ast.h) and answers questions about its words. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy/shell-ast.h"
+#include "policy/shell/ast.h"
 
 /* Parses LEN bytes of BUF. Returns 0 and a tree, or a negative errno with
  * *ERR saying what stopped the reading and where: -EINVAL for a syntax error
- * or a NUL byte, -E2BIG for a line past one of the bounds in shell-ast.h,
+ * or a NUL byte, -E2BIG for a line past one of the bounds in ast.h,
  * -ENOMEM. ORIGIN names the line's source for the caller's messages. */
 int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err);
 struct shell_ast *shell_ast_free(struct shell_ast *ast);

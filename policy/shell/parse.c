@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell-arena.h"
-#include "policy/shell-lex.h"
-#include "policy/shell.h"
+#include "policy/shell/arena.h"
+#include "policy/shell/lex.h"
+#include "policy/shell/parse.h"
 
 static int parse_list(struct shell_reader *r, struct shell_cmd **out);
 static int parse_command(struct shell_reader *r, struct shell_cmd **out);

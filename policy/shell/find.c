@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-find.h"
-#include "policy/shell-folders.h"
-#include "policy/shell-programs.h"
-#include "policy/shell.h"
+#include "policy/shell/find.h"
+#include "policy/shell/folders.h"
+#include "policy/shell/parse.h"
+#include "policy/shell/programs.h"
 
 #define MAX_NOTES 256
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-arena.h"
-#include "policy/shell-lex.h"
+#include "policy/shell/arena.h"
+#include "policy/shell/lex.h"
 
 /* Where a word ends, which decides what is special inside it. */
 enum word_mode {
