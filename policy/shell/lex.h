@@ -42,6 +42,23 @@ struct shell_token {
 	struct shell_word *word;
 };
 
+/* Syntax only one of dash and bash reads: bash's own (|&, <<<, <(...),
+ * 'function NAME'), which dash refuses, and what only dash reads (a function
+ * body that is not a compound command, 'function' as a program, a first
+ * word 'NAME[' that no ']' closes, '[[' without ']]', '$[' without ']', more
+ * than 16 here-documents waiting for their line's end), which bash refuses.
+ * A line holding both is read by neither. */
+enum shell_dialect {
+	SHELL_BASH_ONLY,
+	SHELL_DASH_ONLY,
+};
+
+/* Where the line first holds each. */
+struct shell_dialects {
+	bool seen[2];
+	uint32_t pos[2];
+};
+
 struct shell_heredoc {
 	struct shell_redir *redir;
 	bool strip_tabs;
@@ -56,6 +73,8 @@ struct shell_reader {
 	size_t *nodes;            /* shared by nested readers */
 	unsigned depth;
 	struct shell_error *err;
+	struct shell_dialects *dialects; /* shared by nested readers */
+	bool in_backquote; /* bash reads what is inside only when it runs */
 	struct shell_token ahead; /* the parser's one token of lookahead */
 	bool have_ahead;
 	struct shell_heredoc *heredocs; /* awaiting the end of their line, in order */
@@ -65,6 +84,8 @@ struct shell_reader {
 int shell_reader_fail(struct shell_reader *r, int code, size_t pos, const char *what);
 /* A zeroed node counted against SHELL_MAX_NODES, or NULL with the error set. */
 void *shell_reader_node(struct shell_reader *r, size_t size);
+/* Records that the line holds syntax of dialect D at POS. */
+void shell_reader_mark(struct shell_reader *r, enum shell_dialect d, size_t pos);
 /* Enters one level of nesting; fails past SHELL_MAX_DEPTH. */
 int shell_reader_enter(struct shell_reader *r, size_t pos);
 
@@ -79,5 +100,6 @@ const char *shell_lex_word_literal(struct shell_arena *arena, const struct shell
  * r->pos just after the '('. */
 int shell_parse_subst(struct shell_reader *r, struct shell_cmd **out);
 /* Implemented by the parser: reads TEXT (unescaped backquote contents) as a
- * line of its own, sharing r's arena and bounds. */
+ * line of its own, up to a token that ends a list, sharing r's arena and
+ * bounds. */
 int shell_parse_nested(struct shell_reader *r, const char *text, size_t len, uint32_t base, struct shell_cmd **out);
