@@ -27,15 +27,15 @@ static void read_line(struct finder *f, const char *text, uint32_t pos)
 		finder_note(f, SHELL_NOTE_BOUND_NESTING, pos, "lines nested too deeply are not read");
 		return;
 	}
-	k = shell_parse(text, strlen(text), "nested", &ast, &err);
+	k = finder_parse(text, strlen(text), "nested", &ast, &err);
 	if (k == -ENOMEM) {
 		f->error = k;
 		return;
 	}
-	if (k < 0) {
+	if (err.code)
 		finder_note(f, SHELL_NOTE_UNREADABLE, pos, "a nested line cannot be read: %s", err.what);
+	if (!ast)
 		return;
-	}
 	v = reallocarray(f->asts, f->n_asts + 1, sizeof(*v));
 	if (!v) {
 		shell_ast_free(ast);

@@ -186,6 +186,17 @@ bool finder_exists(struct finder *f, const char *path)
 
 /* ---- entry ---- */
 
+int finder_parse(const char *text, size_t len, const char *origin, struct shell_ast **ast, struct shell_error *err)
+{
+	struct shell_error prefix;
+	int k = shell_parse(text, len, origin, ast, err);
+
+	if (k >= 0 || k == -ENOMEM || err->complete == 0)
+		return k == -ENOMEM ? k : 0;
+	k = shell_parse(text, err->complete, origin, ast, &prefix);
+	return k == -ENOMEM ? k : 0;
+}
+
 static void finder_reset(struct finder *f)
 {
 	f->st = (struct state){0};
@@ -242,15 +253,13 @@ int shell_find(const char *buf, size_t len, const char *origin, const struct she
 		free(f.asts);
 		return -ENOMEM;
 	}
-	k = shell_parse(buf, len, origin, &ast, &err);
+	k = finder_parse(buf, len, origin, &ast, &err);
 	if (k == -ENOMEM) {
 		finder_done(&f);
 		free(f.out);
 		return k;
 	}
-	if (k < 0)
-		finder_note(&f, SHELL_NOTE_UNREADABLE, err.pos, "not read as sh: %s", err.what);
-	else {
+	if (ast) {
 		f.asts[f.n_asts++] = ast;
 		finder_reset(&f);
 		finder_walk_list(&f, ast->body);
@@ -260,6 +269,8 @@ int shell_find(const char *buf, size_t len, const char *origin, const struct she
 			finder_walk_list(&f, ast->body);
 		}
 	}
+	if (err.code)
+		finder_note(&f, SHELL_NOTE_UNREADABLE, err.pos, "not read as sh: %s", err.what);
 	k = f.error;
 	finder_done(&f);
 	if (k < 0) {

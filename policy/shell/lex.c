@@ -70,6 +70,7 @@ void shell_reader_mark(struct shell_reader *r, enum shell_dialect d, size_t pos)
 	if (!s->seen[d]) {
 		s->seen[d] = true;
 		s->pos[d] = r->base + (uint32_t)pos;
+		s->complete[d] = r->err->complete;
 	}
 }
 

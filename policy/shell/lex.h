@@ -53,10 +53,10 @@ enum shell_dialect {
 	SHELL_DASH_ONLY,
 };
 
-/* Where the line first holds each. */
+/* Where the line first holds each, and how much of it was complete then. */
 struct shell_dialects {
 	bool seen[2];
-	uint32_t pos[2];
+	uint32_t pos[2], complete[2];
 };
 
 struct shell_heredoc {

@@ -93,6 +93,22 @@ static int skip_newlines(struct shell_reader *r)
 	return k;
 }
 
+/* Skips the newlines between the commands of a list. At the top of the
+ * line, what lies before them is complete commands, which sh runs before it
+ * reads on: an error further on leaves them run (shell_error.complete). */
+static int skip_list_newlines(struct shell_reader *r)
+{
+	struct shell_token *t;
+	int k;
+
+	while ((k = peek(r, &t)) == 0 && t->kind == SHELL_TOK_NEWLINE) {
+		consume(r);
+		if (r->depth == 0)
+			r->err->complete = r->base + (uint32_t)r->pos;
+	}
+	return k;
+}
+
 static struct shell_cmd *cmd_new(struct shell_reader *r, enum shell_cmd_kind kind, uint32_t pos)
 {
 	struct shell_cmd *c = shell_reader_node(r, sizeof(*c));
@@ -708,7 +724,7 @@ static int parse_list(struct shell_reader *r, struct shell_cmd **out)
 
 	*out = NULL;
 	for (;;) {
-		if (skip_newlines(r) < 0 || peek(r, &t) < 0)
+		if (skip_list_newlines(r) < 0 || peek(r, &t) < 0)
 			return r->err->code;
 		if (tok_ends_list(t))
 			return 0;
@@ -755,7 +771,8 @@ int shell_parse_nested(struct shell_reader *r, const char *text, size_t len, uin
 }
 
 /* A line with bash's own syntax and with what only dash reads is read by
- * neither shell: each stops at the first it cannot read. */
+ * neither shell: each stops at the first it cannot read, and has run the
+ * complete commands before it. */
 static int mixed_dialects(struct shell_reader *r)
 {
 	const struct shell_dialects *s = r->dialects;
@@ -764,6 +781,7 @@ static int mixed_dialects(struct shell_reader *r)
 	if (!s->seen[SHELL_BASH_ONLY] || !s->seen[SHELL_DASH_ONLY])
 		return 0;
 	shell_reader_fail(r, -EINVAL, s->pos[later], "bash's own syntax with syntax only dash reads");
+	r->err->complete = s->complete[later];
 	return -EINVAL;
 }
 

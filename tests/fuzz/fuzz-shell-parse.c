@@ -2,7 +2,10 @@
 
 /* libFuzzer harness for the shell parser. Beyond "no crash, no leak, no
  * hang": a parse either gives a tree and no error, or an error whose code is
- * the return value and whose position lies inside the input. */
+ * the return value and whose position lies inside the input; the complete
+ * commands the error says come before it end no later than it and parse on
+ * their own. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -21,5 +24,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (k >= 0 && !ast)
 		abort();
 	shell_ast_free(ast);
+	if (k < 0 && k != -ENOMEM && err.complete > 0) {
+		struct shell_error prefix;
+
+		if (err.complete > err.pos || shell_parse((const char *)data, err.complete, "fuzz", &ast, &prefix) != 0)
+			abort();
+		shell_ast_free(ast);
+	}
 	return 0;
 }

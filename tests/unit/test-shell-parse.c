@@ -264,6 +264,35 @@ Test(shell_parse, function_without_a_name_is_a_program)
 	shell_ast_free(ast);
 }
 
+/* sh runs a line's complete commands before it reads on: the error says
+ * how many bytes of them there are. */
+Test(shell_parse, an_error_says_what_ran_before_it)
+{
+	static const struct {
+		const char *line;
+		uint32_t complete;
+	} cases[] = {
+		{"if then fi", 0},
+		{"a; if then fi", 0},
+		{"a\nif then fi", 2},
+		{"a\n\nb; c\nd 'open", 8},
+		{"if a\nthen b\nif then fi\nfi", 0},
+		{"cat <<E\nbody\nE\n{ }", 15},
+		{"a && \nb\n)", 8},
+		{"echo $(a\nb", 0},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct shell_ast *ast = NULL;
+		struct shell_error err;
+		int k = shell_parse(cases[i].line, strlen(cases[i].line), "test", &ast, &err);
+
+		cr_assert_eq(k, -EINVAL, "'%s'", cases[i].line);
+		cr_assert_eq(err.complete, cases[i].complete, "'%s': %u complete, want %u", cases[i].line,
+			     err.complete, cases[i].complete);
+	}
+}
+
 Test(shell_parse, bound_on_input_size)
 {
 	size_t len = SHELL_MAX_INPUT + 1;
