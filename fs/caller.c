@@ -27,15 +27,22 @@ int caller_init(void)
 	return 0;
 }
 
+/* The number after "\nKEY:" in a /proc/PID/status text, or NULL. */
+static const char *status_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? p + strlen(key) : NULL;
+}
+
 /* Parses the "Groups:" line of a /proc/PID/status text. */
 static int parse_groups(const char *text, gid_t *groups, int max)
 {
-	const char *p = strstr(text, "\nGroups:");
+	const char *p = status_field(text, "\nGroups:");
 	int n = 0;
 
 	if (!p)
 		return -EIO;
-	p += strlen("\nGroups:");
 	while (n < max) {
 		char *end;
 		while (*p == ' ' || *p == '\t')
@@ -49,19 +56,37 @@ static int parse_groups(const char *text, gid_t *groups, int max)
 	return n;
 }
 
-static int read_groups(int proc_fd, pid_t pid, gid_t *groups, int max)
+/* Reads /proc/PID/status into TEXT (SIZE bytes, NUL-terminated). */
+static int read_status(int proc_fd, pid_t pid, char *text, size_t size)
 {
-	char name[32], text[4096];
+	char name[32];
 
 	snprintf(name, sizeof(name), "%d/status", (int)pid);
 	_cleanup_close_ int fd = openat(proc_fd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	ssize_t len = read(fd, text, sizeof(text) - 1);
+	ssize_t len = read(fd, text, size - 1);
 	if (len < 0)
 		return negative_errno();
 	text[len] = '\0';
-	return parse_groups(text, groups, max);
+	return 0;
+}
+
+static int read_groups(int proc_fd, pid_t pid, gid_t *groups, int max)
+{
+	char text[4096];
+
+	int r = read_status(proc_fd, pid, text, sizeof(text));
+	return r < 0 ? r : parse_groups(text, groups, max);
+}
+
+pid_t caller_process(pid_t tid, int proc_fd)
+{
+	char text[4096];
+
+	const char *p = read_status(proc_fd, tid, text, sizeof(text)) < 0 ? NULL : status_field(text, "\nTgid:");
+	long tgid = p ? strtol(p, NULL, 10) : 0;
+	return tgid > 0 ? (pid_t)tgid : tid;
 }
 
 bool caller_in_group(gid_t gid, gid_t primary, pid_t pid, int proc_fd)

@@ -22,6 +22,9 @@ int caller_become(uid_t uid, gid_t gid, pid_t pid, int proc_fd, struct caller_sa
  * supplementary groups (read through PROC_FD) included: the kernel's
  * in_group_p(). */
 bool caller_in_group(gid_t gid, gid_t primary, pid_t pid, int proc_fd);
+/* The process (thread group) of thread TID, which is what a FUSE request
+ * names; TID itself when it is gone. */
+pid_t caller_process(pid_t tid, int proc_fd);
 /* Back to the daemon's credentials; a no-op if nothing was switched. */
 void caller_leave(struct caller_saved *s);
 #define _cleanup_caller_ __attribute__((cleanup(caller_leave)))

@@ -11,7 +11,7 @@
 enum fs_cache {
 	FS_CACHE_NEVER,  /* no kernel caching: the tree is changed from outside too */
 	FS_CACHE_AUTO,   /* short timeouts, page cache dropped when mtime changes */
-	FS_CACHE_ALWAYS, /* an exclusive mount: long timeouts, keep_cache, writeback */
+	FS_CACHE_ALWAYS, /* an exclusive mount: long timeouts, keep_cache */
 };
 
 enum fs_passthrough {

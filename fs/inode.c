@@ -430,6 +430,15 @@ static bool should_trim(struct inode_table *t)
 	return true;
 }
 
+void inode_hold(struct inode_table *t, struct inode *i)
+{
+	if (i == t->root)
+		return; /* never forgotten either */
+	pthread_mutex_lock(&t->lock);
+	i->nlookup++;
+	pthread_mutex_unlock(&t->lock);
+}
+
 void inode_forget(struct inode_table *t, struct inode *i, uint64_t n)
 {
 	if (i == t->root)

@@ -50,6 +50,10 @@ int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, 
  * lookup reference, and fills *ST. Such an inode pins an O_PATH fd: an object
  * without a name cannot be reopened by handle. */
 int inode_adopt(struct inode_table *t, int fd, struct stat *st, struct inode **out);
+/* One more lookup reference on I, which the kernel names and so is alive:
+ * for a reply that names an object the daemon already knows (a new link to
+ * it), without looking its name up again. */
+void inode_hold(struct inode_table *t, struct inode *i);
 /* Drops N lookup references; the inode is freed at zero. */
 void inode_forget(struct inode_table *t, struct inode *i, uint64_t n);
 

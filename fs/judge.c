@@ -107,6 +107,15 @@ void judge_changed(struct fs *fs, const struct policy_snapshot *s, int parentfd,
 		git_model_note(fs->model, parentfd, parent, name);
 }
 
+void judge_renamed(struct fs *fs, const struct policy_snapshot *s, const struct judge_move *from,
+                   const struct judge_move *to, const struct stat *st)
+{
+	git_model_renamed(fs->model, from->parentfd, from->name, to->parentfd, to->name, stat_policy_id(st),
+	                  S_ISDIR(st->st_mode));
+	judge_changed(fs, s, from->parentfd, from->parent, from->name);
+	judge_changed(fs, s, to->parentfd, to->parent, to->name);
+}
+
 void judge_removed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
                    const char *name, struct policy_id child)
 {

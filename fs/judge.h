@@ -41,6 +41,17 @@ int judge_fail_closed(struct fs *fs, fuse_req_t req, enum policy_op op, const ch
  * before replying. */
 void judge_changed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
                    const char *name);
+/* An entry of a rename: NAME in the folder PARENT, open as PARENTFD. */
+struct judge_move {
+	int parentfd;
+	struct policy_id parent;
+	const char *name;
+};
+
+/* FROM was renamed to TO (ST, its stat): the model follows it there, and
+ * hears of both names as judge_changed() says. */
+void judge_renamed(struct fs *fs, const struct policy_snapshot *s, const struct judge_move *from,
+                   const struct judge_move *to, const struct stat *st);
 /* The same after CHILD was removed from PARENT as NAME. */
 void judge_removed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
                    const char *name, struct policy_id child);

@@ -12,7 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "fs/loop.h"
@@ -20,15 +23,16 @@
 /* How long the leader's request may run before another thread takes over
  * reading: past this, a request is waiting on the disk, not on the CPU. */
 #define HANDOFF_NS (500 * 1000L)
-/* How often a sleeping leader and loop_run look whether the session was told
- * to end (the signal handler only sets a flag). */
-#define STOP_CHECK_MS 200
-#define SPIN_US       200
+#define SPIN_US    200
 
 struct loop {
 	struct fuse_session *se;
 	struct loop_options opt;
 	int fd;
+	/* Readable once the loop stops, and never read: it wakes a leader
+	 * asleep in poll(2) and loop_run at once, where a timed look at a flag
+	 * made an unmount by signal wait for the next tick. */
+	int stop_fd;
 	pthread_mutex_t lock;
 	pthread_cond_t role_cv;    /* idle threads wait here for the role */
 	pthread_cond_t monitor_cv; /* the monitor waits here while nothing runs */
@@ -129,23 +133,29 @@ static bool wait_for_role_locked(struct loop *l)
 
 static void stop_locked(struct loop *l, int error)
 {
-	if (!l->stopping && error < 0)
+	if (l->stopping)
+		return;
+	if (error < 0)
 		l->error = error;
 	l->stopping = true;
+	fuse_session_exit(l->se); /* a leader between reads sees it */
+	if (eventfd_write(l->stop_fd, 1) < 0)
+		log_debug("cannot wake the request threads: %m");
 	pthread_cond_broadcast(&l->role_cv);
 	pthread_cond_broadcast(&l->monitor_cv);
 }
 
 /* ---- Reading ---------------------------------------------------------------- */
 
+/* Until the device has a request (or is gone), or the loop stops. */
 static void sleep_until_readable(struct loop *l)
 {
-	struct pollfd p = {.fd = l->fd, .events = POLLIN};
+	struct pollfd p[] = {{.fd = l->fd, .events = POLLIN}, {.fd = l->stop_fd, .events = POLLIN}};
 
 	pthread_mutex_lock(&l->lock);
 	l->leader_sleeps = true;
 	pthread_mutex_unlock(&l->lock);
-	while (poll(&p, 1, STOP_CHECK_MS) == 0 && !fuse_session_exited(l->se))
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
 		;
 	pthread_mutex_lock(&l->lock);
 	l->leader_sleeps = false;
@@ -273,19 +283,67 @@ static void *monitor(void *arg)
 
 /* ---- The loop --------------------------------------------------------------- */
 
-/* Until the workers are gone; tells them to stop once the session ends. */
-static void wait_for_workers_locked(struct loop *l)
+/* The signals that end the session (libfuse's handlers for them only set a
+ * flag, which nothing would look at in time). */
+static void stop_signals(sigset_t *set)
 {
-	while (l->threads > 0) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += STOP_CHECK_MS * 1000000L;
-		until.tv_sec += until.tv_nsec / 1000000000L;
-		until.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&l->done_cv, &l->lock, &until);
-		if (fuse_session_exited(l->se))
-			stop_locked(l, 0);
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+/* Until the loop stops by itself (the unmount) or one of SIGNALS (a
+ * signalfd) comes, which stops it. */
+static void wait_for_stop(struct loop *l, int signals)
+{
+	struct pollfd p[] = {{.fd = signals, .events = POLLIN}, {.fd = l->stop_fd, .events = POLLIN}};
+	struct signalfd_siginfo si;
+
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	if (read(signals, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		log_debug("signal %u: unmounting", si.ssi_signo);
+	pthread_mutex_lock(&l->lock);
+	stop_locked(l, 0);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Runs the loop with the stop signals read from a signalfd by this thread
+ * (every other thread blocks them already: see start_thread). */
+static int run_until_stopped(struct loop *l)
+{
+	sigset_t set, old;
+
+	stop_signals(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	int signals = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	int r = signals < 0 ? -errno : 0;
+	pthread_t mon;
+
+	if (r == 0)
+		r = start_thread(monitor, l, &mon);
+	if (r == 0) {
+		pthread_mutex_lock(&l->lock);
+		l->threads = 1;
+		r = start_thread(worker, l, NULL);
+		if (r < 0)
+			l->threads = 0;
+		pthread_mutex_unlock(&l->lock);
+		if (r == 0)
+			wait_for_stop(l, signals);
+		pthread_mutex_lock(&l->lock);
+		stop_locked(l, r);
+		while (l->threads > 0)
+			pthread_cond_wait(&l->done_cv, &l->lock);
+		pthread_mutex_unlock(&l->lock);
+		pthread_join(mon, NULL);
 	}
+	if (signals >= 0)
+		close(signals);
+	/* A stop signal still pending goes to libfuse's handler. */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r < 0 ? r : l->error;
 }
 
 int loop_run(struct fuse_session *se, const struct loop_options *opt)
@@ -300,26 +358,16 @@ int loop_run(struct fuse_session *se, const struct loop_options *opt)
 	        .done_cv = PTHREAD_COND_INITIALIZER,
 	        .role_free = true,
 	};
-	pthread_t mon;
 
 	if (l.opt.max_threads < 1)
 		l.opt.max_threads = 1;
 	int fl = fcntl(l.fd, F_GETFL);
 	if (fl < 0 || fcntl(l.fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return -errno;
-	int r = start_thread(monitor, &l, &mon);
-	if (r < 0)
-		return r;
-	pthread_mutex_lock(&l.lock);
-	l.threads = 1;
-	r = start_thread(worker, &l, NULL);
-	if (r < 0) {
-		l.threads = 0;
-		stop_locked(&l, r);
-	}
-	wait_for_workers_locked(&l);
-	stop_locked(&l, 0); /* and the monitor */
-	pthread_mutex_unlock(&l.lock);
-	pthread_join(mon, NULL);
-	return l.error;
+	l.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l.stop_fd < 0)
+		return -errno;
+	int r = run_until_stopped(&l);
+	close(l.stop_fd);
+	return r;
 }

@@ -25,8 +25,10 @@ struct loop_options {
 	unsigned max_idle;    /* idle threads kept; more end */
 };
 
-/* Serves SE until it is unmounted or fuse_session_exit() is called (by the
- * signal handlers). Returns 0, or -errno when reading the device failed. */
+/* Serves SE until it is unmounted or SIGTERM, SIGINT or SIGHUP comes: the
+ * calling thread blocks those meanwhile and reads them itself, so that the
+ * stop wakes every thread at once (libfuse's handlers only set a flag).
+ * Returns 0, or -errno when reading the device failed. */
 int loop_run(struct fuse_session *se, const struct loop_options *opt);
 
 /* The CPUs this process may run on (its affinity). */

@@ -22,6 +22,10 @@
 #define FS_FD_CACHE_MAX     4096u
 #define FS_MAX_IDLE_THREADS 8
 #define FS_MAX_THREADS      64
+/* Descriptors the daemon keeps from its callers' open files for its own
+ * work beside the O_PATH cache: a few per request thread (a parent, an
+ * object, a reopen, /proc) and the model's and the audit's reads. */
+#define FS_FD_RESERVE (64 + 4 * FS_MAX_THREADS)
 
 /* libfuse's last message on this thread, for fs_mount's error: libfuse
  * reports a failed mount only through its log. */
@@ -37,20 +41,20 @@ static void fuse_log_to_ours(enum fuse_log_level level, const char *fmt, va_list
 	log_debug("libfuse: %s", fuse_last_message);
 }
 
-/* Passthrough or the writeback cache: the kernel takes one or the other.
- * Passthrough wins where it is offered to a daemon that may use it: the
- * kernel then reads and writes the tree's files at native speed, and its
- * page cache is the tree's own, shared with every process outside. */
+/* Passthrough where it is offered to a daemon that may use it: the kernel
+ * then reads and writes the tree's files at native speed, and its page cache
+ * is the tree's own, shared with every process outside. Never the writeback
+ * cache: under it write(2) only dirties the kernel's pages, so a full tree
+ * was never told to the writer (a 20 MiB tree took 40 MiB of writes, the
+ * mount then showed 40 MiB where the tree held 20, and only the first fsync
+ * said ENOSPC). Each write is a request instead, answered with the tree's
+ * own answer. */
 static bool choose_io(struct fs *fs, struct fuse_conn_info *conn)
 {
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 	if (fs->opt.passthrough == FS_PASSTHROUGH_AUTO && kernel_io_passthrough_offered()) {
 		kernel_io_passthrough_accept();
-		conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 		return true;
-	}
-	if (fs->opt.cache == FS_CACHE_ALWAYS && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
-		conn->want |= FUSE_CAP_WRITEBACK_CACHE;
-		fs->writeback = true;
 	}
 	return false;
 }
@@ -70,8 +74,8 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	 * clear them on write, truncate and chown, as it does for a local file. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->time_gran = 1;
-	log_debug("FUSE protocol %u.%u, writeback cache %s, passthrough %s", conn->proto_major, conn->proto_minor,
-	          fs->writeback ? "on" : "off", passthrough ? "asked" : "off");
+	log_debug("FUSE protocol %u.%u, passthrough %s", conn->proto_major, conn->proto_minor,
+	          passthrough ? "asked" : "off");
 }
 
 static double timeout_for(enum fs_cache cache)
@@ -123,14 +127,22 @@ int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, st
 	if (fs->proc_root_fd < 0)
 		return negative_errno();
 	_cleanup_close_ int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-	int r = fd < 0 ? negative_errno() : inode_table_new(fd, fd_cache_size(opt->fd_cache_size), true, &fs->table);
+	unsigned cache = fd_cache_size(opt->fd_cache_size);
+	int r = fd < 0 ? negative_errno() : inode_table_new(fd, cache, true, &fs->table);
 	if (r < 0) {
-		if (fs->proc_root_fd >= 0)
-			close(fs->proc_root_fd);
+		close(fs->proc_root_fd);
 		return r;
 	}
 	TAKE_FD(fd);
-	log_debug("inodes are %s", inode_table_uses_handles(fs->table) ? "reopened by file handle" : "pinned fds");
+	r = fd_share_new(fd_share_pool_size(cache + FS_FD_RESERVE), fs->proc_root_fd, &fs->share);
+	if (r < 0) {
+		inode_table_free(fs->table);
+		close(fs->proc_root_fd);
+		return r;
+	}
+	log_debug("inodes are %s; callers may hold %u open files",
+	          inode_table_uses_handles(fs->table) ? "reopened by file handle" : "pinned fds",
+	          fd_share_pool(fs->share));
 	*out = TAKE_PTR(fs);
 	return 0;
 }
@@ -243,6 +255,7 @@ void fs_free(struct fs *fs)
 		fuse_session_destroy(fs->se);
 	}
 	inode_table_free(fs->table);
+	fd_share_free(fs->share);
 	if (fs->proc_root_fd >= 0)
 		close(fs->proc_root_fd);
 	pthread_mutex_destroy(&fs->rewritten_lock);

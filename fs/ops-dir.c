@@ -127,7 +127,9 @@ static int do_link(struct fs *fs, fuse_req_t req, struct inode *i, struct inode 
 	if (r < 0)
 		return r;
 	judge_changed(fs, s, p.fd, pid, newname);
-	return fs_lookup_entry(fs, newparent, newname, e);
+	/* The new name is the object linked: answer with it as the table knows
+	 * it rather than look the name up (an openat, a stat and a handle). */
+	return fs_known_entry(fs, &f, e);
 }
 
 static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -281,8 +283,8 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	}
 	if (r < 0)
 		return r;
-	judge_changed(fs, s, from.dir.fd, from.parent, name);
-	judge_changed(fs, s, to.dir.fd, to.parent, newname);
+	judge_renamed(fs, s, &(struct judge_move){from.dir.fd, from.parent, name},
+	              &(struct judge_move){to.dir.fd, to.parent, newname}, &from.st);
 	return r;
 }
 
@@ -364,6 +366,26 @@ static bool opendir_unsupported(const struct fs *fs)
 	return fs->opt.cache == FS_CACHE_ALWAYS;
 }
 
+/* A folder the caller holds open holds one of the daemon's descriptors. */
+static int do_opendir_held(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
+{
+	_cleanup_claim_ struct fd_claim c = {0};
+
+	int r = fs_claim_open(fs, req, &c);
+	if (r >= 0)
+		r = do_opendir(fs, i, fi);
+	if (r >= 0)
+		fd_share_bind(&c, dirfd(dir_handle_of(fi)->dp));
+	return r;
+}
+
+/* Closes the handle of a folder a caller held open. */
+static void dir_handle_release(struct fs *fs, struct dir_handle *d)
+{
+	fd_share_release(fs->share, dirfd(d->dp));
+	dir_handle_free(d);
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
@@ -372,11 +394,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fs_reply_err(req, -ENOSYS);
 		return;
 	}
-	int r = do_opendir(fs, fs_inode(fs, ino), fi);
+	int r = do_opendir_held(fs, req, fs_inode(fs, ino), fi);
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_open(req, fi) != 0) {
-		dir_handle_free(dir_handle_of(fi));
+		dir_handle_release(fs, dir_handle_of(fi));
 	}
 }
 
@@ -501,7 +523,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	dir_handle_free(dir_handle_of(fi));
+	dir_handle_release(fs_of(req), dir_handle_of(fi));
 	fs_reply_err(req, 0);
 }
 

@@ -1,6 +1,5 @@
 /* Names and attributes: lookup, forget, getattr, setattr, readlink, statfs,
- * access; and the helpers every family shares (replies, lookups, acting as
- * the caller). */
+ * access. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,49 +15,6 @@
 #include "fs/internal.h"
 #include "fs/judge.h"
 #include "fs/kernel-io.h"
-
-void fs_reply_err(fuse_req_t req, int r)
-{
-	fuse_reply_err(req, r < 0 ? -r : 0);
-}
-
-int fs_lookup_entry(struct fs *fs, struct inode *parent, const char *name, struct fuse_entry_param *e)
-{
-	struct inode *i;
-
-	memset(e, 0, sizeof(*e));
-	int r = inode_lookup(fs->table, parent, name, &e->attr, &i);
-	if (r < 0)
-		return r;
-	e->ino = fs_ino(fs, i);
-	e->attr_timeout = fs->timeout;
-	e->entry_timeout = fs->timeout;
-	return 0;
-}
-
-void fs_entry_forget(struct fs *fs, const struct fuse_entry_param *e)
-{
-	if (e->ino)
-		inode_forget(fs->table, fs_inode(fs, e->ino), 1);
-}
-
-void fs_reply_entry(struct fs *fs, fuse_req_t req, int r, const struct fuse_entry_param *e)
-{
-	if (r < 0)
-		fs_reply_err(req, r);
-	else if (fuse_reply_entry(req, e) != 0)
-		fs_entry_forget(fs, e); /* the request was interrupted: the kernel took no reference */
-}
-
-int fs_become_caller(struct fs *fs, fuse_req_t req, struct caller_saved *c)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-
-	c->switched = false;
-	if (!fs->as_caller)
-		return 0;
-	return caller_become(ctx->uid, ctx->gid, ctx->pid, fs->proc_root_fd, c);
-}
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
@@ -232,24 +188,6 @@ static bool same_time(struct timespec a, struct timespec b)
 	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
-void fs_note_rewritten(struct fs *fs, struct policy_id id, struct timespec mtime)
-{
-	pthread_mutex_lock(&fs->rewritten_lock);
-	fs->rewritten = id;
-	fs->rewritten_mtime = mtime;
-	pthread_mutex_unlock(&fs->rewritten_lock);
-}
-
-/* Whether MTIME is the one ID had before the daemon rewrote it. */
-static bool mtime_before_rewrite(struct fs *fs, struct policy_id id, struct timespec mtime)
-{
-	pthread_mutex_lock(&fs->rewritten_lock);
-	bool stale = fs->rewritten.dev == id.dev && fs->rewritten.ino == id.ino &&
-	             same_time(fs->rewritten_mtime, mtime);
-	pthread_mutex_unlock(&fs->rewritten_lock);
-	return stale;
-}
-
 /* Drops times set to what they are. With the writeback cache the kernel
  * flushes its cached times to files it believes changed (a rename target
  * kept by fs/replace.h), and a change that changes nothing, or puts back the
@@ -259,7 +197,7 @@ static int drop_unchanged_times(struct fs *fs, struct policy_id id, const struct
                                 int valid)
 {
 	if ((valid & FUSE_SET_ATTR_MTIME) && !(valid & FUSE_SET_ATTR_MTIME_NOW) &&
-	    (same_time(attr->st_mtim, now->st_mtim) || mtime_before_rewrite(fs, id, attr->st_mtim)))
+	    (same_time(attr->st_mtim, now->st_mtim) || fs_rewritten_before(fs, id, attr->st_mtim)))
 		valid &= ~FUSE_SET_ATTR_MTIME;
 	if ((valid & FUSE_SET_ATTR_ATIME) && !(valid & FUSE_SET_ATTR_ATIME_NOW) &&
 	    same_time(attr->st_atim, now->st_atim))

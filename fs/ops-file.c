@@ -28,24 +28,6 @@
 #include "fs/judge.h"
 #include "fs/kernel-io.h"
 
-int fs_kill_suidgid(fuse_req_t req, int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
-	mode_t mode = st.st_mode & ~S_ISUID;
-	/* Set-group-ID without group execute marks mandatory locking: it stays
-	 * for a member of the group. */
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	if ((mode & S_IXGRP) ||
-	    ((mode & S_ISGID) && !caller_in_group(st.st_gid, ctx->gid, ctx->pid, fs_of(req)->proc_root_fd)))
-		mode &= ~S_ISGID;
-	if (mode == st.st_mode || !S_ISREG(st.st_mode))
-		return 0;
-	return fchmod(fd, mode & 07777) < 0 ? negative_errno() : 1;
-}
-
 /* Drops set-id bits from FD if the kernel asked, and makes the kernel forget
  * the mode it caches for INO (a reply that carries attributes does that by
  * itself: INO 0). */
@@ -74,27 +56,21 @@ static bool wants_write(int flags)
 	return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
 }
 
-/* The flags the daemon opens with. With the writeback cache the kernel reads
- * pages of write-only files and places appends itself, so a write-only open
- * becomes read-write and O_APPEND goes; O_DIRECT is the kernel's business. */
+/* The flags the daemon opens with: O_DIRECT is the kernel's business. */
 static int backing_flags(const struct fs *fs, int flags)
 {
-	flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_DIRECT);
-	if (fs->writeback) {
-		if ((flags & O_ACCMODE) == O_WRONLY)
-			flags = (flags & ~O_ACCMODE) | O_RDWR;
-		flags &= ~O_APPEND;
-	}
-	return flags;
+	return flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_DIRECT);
 }
 
-static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd)
+/* FD, which holds the caller's place C, is the open file's from now on. */
+static void set_open_reply(const struct fs *fs, struct fuse_file_info *fi, int fd, struct fd_claim *c)
 {
+	fd_share_bind(c, fd);
 	fi->fh = (uint64_t)fd;
-	/* Without the writeback cache a close has nothing to write back, and
+	/* A close has nothing to write back (there is no writeback cache), and
 	 * locks are the kernel's: a FLUSH would be a round trip per close that
-	 * does nothing (FOPEN_NOFLUSH; the kernel ignores it with writeback). */
-	fi->noflush = !fs->writeback;
+	 * does nothing, and would need a descriptor to do it (FOPEN_NOFLUSH). */
+	fi->noflush = 1;
 }
 
 /* ---- Passthrough ------------------------------------------------------------ */
@@ -288,21 +264,26 @@ static int open_backing(struct fs *fs, struct inode *i, int dirfd, const char *n
 
 static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
 {
+	_cleanup_claim_ struct fd_claim c = {0};
+
+	int r = fs_claim_open(fs, req, &c);
+	if (r < 0)
+		return r;
 	if (wants_write(fi->flags)) {
 		_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
-		int r = judge_object(fs, req, s, POLICY_OP_WRITE, fs_policy_id(i), (unsigned long)fi->flags);
+		r = judge_object(fs, req, s, POLICY_OP_WRITE, fs_policy_id(i), (unsigned long)fi->flags);
 		if (r < 0)
 			return r;
 	}
 	int fd = opened(fs, req, fs_ino(fs, i), open_backing(fs, i, -1, NULL, fi->flags));
 	if (fd < 0)
 		return fd;
-	int r = io_mode_open(fs, fs_ino(fs, i), fd, fi);
+	r = io_mode_open(fs, fs_ino(fs, i), fd, fi);
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
-	set_open_reply(fs, fi, fd);
+	set_open_reply(fs, fi, fd, &c);
 	return 0;
 }
 
@@ -314,7 +295,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (r < 0) {
 		fs_reply_err(req, r);
 	} else if (fuse_reply_open(req, fi) != 0) {
-		close((int)fi->fh);
+		fs_close_open(fs, (int)fi->fh);
 		io_mode_release(ino);
 	}
 }
@@ -401,10 +382,15 @@ static int create_or_open(struct fs *fs, fuse_req_t req, struct inode *parent, c
 static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const char *name, mode_t mode,
                      struct fuse_file_info *fi, struct fuse_entry_param *e)
 {
+	_cleanup_claim_ struct fd_claim c = {0};
+
+	int r = fs_claim_open(fs, req, &c);
+	if (r < 0)
+		return r;
 	_cleanup_close_ int fd = create_or_open(fs, req, parent, name, mode, fi->flags);
 	if (fd < 0)
 		return fd;
-	int r = fs_lookup_entry(fs, parent, name, e);
+	r = fs_lookup_entry(fs, parent, name, e);
 	if (r < 0)
 		return r;
 	r = io_mode_open(fs, e->ino, fd, fi);
@@ -412,7 +398,7 @@ static int do_create(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 		fs_entry_forget(fs, e);
 		return r;
 	}
-	set_open_reply(fs, fi, TAKE_FD(fd));
+	set_open_reply(fs, fi, TAKE_FD(fd), &c);
 	return 0;
 }
 
@@ -428,11 +414,15 @@ static int tmpfile_flags(const struct fs *fs, int flags)
 static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_t mode, struct fuse_file_info *fi,
                       struct fuse_entry_param *e)
 {
+	_cleanup_claim_ struct fd_claim c = {0};
 	_cleanup_ifd_ struct ifd p = {0};
 	struct inode *i;
 	int fd;
 
-	int r = inode_fd_acquire(fs->table, parent, &p);
+	int r = fs_claim_open(fs, req, &c);
+	if (r < 0)
+		return r;
+	r = inode_fd_acquire(fs->table, parent, &p);
 	if (r < 0)
 		return r;
 	fd = open_as_caller(fs, req, p.fd, ".", tmpfile_flags(fs, fi->flags) | O_CLOEXEC, mode);
@@ -452,7 +442,7 @@ static int do_tmpfile(struct fs *fs, fuse_req_t req, struct inode *parent, mode_
 		close(fd);
 		return r;
 	}
-	set_open_reply(fs, fi, fd);
+	set_open_reply(fs, fi, fd, &c);
 	return 0;
 }
 
@@ -468,7 +458,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 	} else if (fuse_reply_create(req, &e, fi) != 0) {
 		io_mode_release(e.ino); /* before the forget may free the inode */
 		fs_entry_forget(fs, &e);
-		close((int)fi->fh);
+		fs_close_open(fs, (int)fi->fh);
 	}
 }
 
@@ -504,21 +494,11 @@ static void op_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in,
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* close(2) of one of the caller's descriptors: report what closing a
- * duplicate reports (a network file system's deferred write errors). */
-static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	int fd = dup((int)fi->fh);
-	int r = fd < 0 || close(fd) < 0 ? negative_errno() : 0;
-
-	fs_reply_err(req, r);
-}
-
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 
-	close((int)fi->fh);
+	fs_close_open(fs, (int)fi->fh);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		judge_written(fs, fs_policy_id(fs_inode(fs, ino)));
 	io_mode_release(ino);
@@ -527,15 +507,9 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
 	int fd = (int)fi->fh;
 	int r = datasync ? fdatasync(fd) : fsync(fd);
 
-	/* The file system allocates blocks as the data lands; under the
-	 * writeback cache the kernel still holds the block count from before.
-	 * Make it ask again (attributes only: size and times stay its own). */
-	if (r == 0 && fs->writeback)
-		fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
 	fs_reply_err(req, r < 0 ? negative_errno() : 0);
 }
 
@@ -582,16 +556,9 @@ static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, 
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* SEEK_DATA and SEEK_HOLE. Under the writeback cache the kernel asks
- * without writing its dirty pages back first, so the backing file could show
- * a hole where data waits: invalidating the file's cache makes the kernel
- * write them back (other workers take those writes) before we look. */
+/* SEEK_DATA and SEEK_HOLE: every write reached the tree already. */
 static void op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-
-	if (fs->writeback)
-		fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
 	off_t pos = lseek((int)fi->fh, off, whence);
 	if (pos < 0)
 		fs_reply_err(req, negative_errno());
@@ -605,7 +572,6 @@ void fs_ops_file(struct fuse_lowlevel_ops *ops)
 	ops->create = op_create;
 	ops->read = op_read;
 	ops->write_buf = op_write_buf;
-	ops->flush = op_flush;
 	ops->release = op_release;
 	ops->fsync = op_fsync;
 	ops->fallocate = op_fallocate;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "common/cleanup.h"
+#include "common/physical-path.h"
 #include "git/config-parse.h"
 #include "git/config-read.h"
 #include "git/wildmatch.h"
@@ -49,6 +50,7 @@ struct pass {
 	struct reader *r;
 	bool urls_pass;
 	bool forbid_urls; /* within an includeIf file of the URL pass */
+	bool dormant;     /* within a file an includeIf that does not hold brings in */
 	int depth;
 };
 
@@ -163,6 +165,7 @@ static int add_file(struct pass *p, const char *origin, const char *path, enum g
 		.parent = parent,
 		.line = line,
 		.urls_only = p->urls_pass,
+		.dormant = p->dormant,
 	};
 	c->n_files++;
 	return oom ? -ENOMEM : (int)c->n_files - 1;
@@ -240,24 +243,31 @@ static bool walk_component(char *norm, size_t *len, size_t cap, const char *s, s
 	return true;
 }
 
-/* Where ORIGIN (a path as git opens it, relative to the tree's root or
- * absolute) lies. Walks its components as the kernel would, checking each
- * one inside the tree; links outside the tree are assumed absent. Sets
- * *state and, inside the tree, *path (see struct gitcfg_file). */
-static int locate(struct reader *r, const char *origin, enum gitcfg_file_state *state, char **path)
+/* ABS, absolute, with the prefix SEEN_AS (where git sees the tree) put back
+ * to the tree's own path. */
+static int as_tree_path(const struct reader *r, const char *abs, char **out)
 {
-	_cleanup_free_ char *abs = NULL, *norm = NULL;
+	const char *seen = r->opts->seen_as;
+	size_t n = seen ? strlen(seen) : 0;
+
+	if (n && !strncmp(abs, seen, n) && (abs[n] == '\0' || abs[n] == '/'))
+		return asprintf(out, "%s%s", r->opts->root_path, abs + n) < 0 ? -ENOMEM : 0;
+	*out = strdup(abs);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The lexical walk of locate(): ABS's components as the kernel would take
+ * them, checking each one inside the tree; links outside the tree are
+ * assumed absent. Returns 1 when it ends inside the tree (*path set as in
+ * struct gitcfg_file), 0 when outside. */
+static int walk_lexically(struct reader *r, const char *origin, const char *abs, enum gitcfg_file_state *state,
+                          char **path)
+{
+	_cleanup_free_ char *norm = malloc(strlen(abs) + 2);
 	bool is_dir = true;
 	size_t len = 0;
 	const char *s;
 
-	*path = NULL;
-	if ((origin[0] == '/' ? asprintf(&abs, "%s", origin)
-	                      : asprintf(&abs, "%s/%s", r->opts->root_path, origin)) < 0)
-		return -ENOMEM;
-	if (strlen(abs) >= PATH_MAX)
-		return fail(r, -ENAMETOOLONG, origin, "path too long");
-	norm = malloc(strlen(abs) + 2);
 	if (!norm)
 		return -ENOMEM;
 	norm[0] = '\0';
@@ -286,17 +296,48 @@ static int locate(struct reader *r, const char *origin, enum gitcfg_file_state *
 			is_dir = d;
 		}
 	}
-	if (!inside_root(r, norm)) {
-		*state = GITCFG_FILE_OUTSIDE;
+	if (!inside_root(r, norm))
 		return 0;
-	}
 	*state = GITCFG_FILE_READ;
 	*path = strdup(tree_relative(r, norm));
-	return *path ? 0 : -ENOMEM;
+	return *path ? 1 : -ENOMEM;
 missing:
 	*state = GITCFG_FILE_MISSING;
 	*path = strdup(tree_relative(r, norm));
-	return *path ? 0 : -ENOMEM;
+	return *path ? 1 : -ENOMEM;
+}
+
+/* Where ORIGIN (a path as git opens it, relative to the tree's root or
+ * absolute) lies. Inside the tree lexically, or physically (a link outside
+ * that leads back in, which git follows): *state and *path as in struct
+ * gitcfg_file. Outside: GITCFG_FILE_OUTSIDE and *outside, the physical path
+ * to read it by. */
+static int locate(struct reader *r, const char *origin, enum gitcfg_file_state *state, char **path, char **outside)
+{
+	_cleanup_free_ char *joined = NULL, *abs = NULL, *physical = NULL;
+	int e;
+
+	*path = *outside = NULL;
+	if ((origin[0] == '/' ? asprintf(&joined, "%s", origin)
+	                      : asprintf(&joined, "%s/%s", r->opts->root_path, origin)) < 0)
+		return -ENOMEM;
+	if (strlen(joined) >= PATH_MAX)
+		return fail(r, -ENAMETOOLONG, origin, "path too long");
+	e = as_tree_path(r, joined, &abs);
+	if (e >= 0)
+		e = walk_lexically(r, origin, abs, state, path);
+	if (e)
+		return e;
+	e = physical_path(abs, &physical);
+	if (e < 0)
+		return e == -ENOMEM ? e : fail(r, e, origin, "cannot tell where it leads");
+	if (inside_root(r, physical)) {
+		e = walk_lexically(r, origin, physical, state, path);
+		return e < 0 ? e : 0;
+	}
+	*state = GITCFG_FILE_OUTSIDE;
+	*outside = TAKE_PTR(physical);
+	return 0;
 }
 
 /* A user's home from the password database, as git's getpw_str. */
@@ -597,9 +638,13 @@ static int follow_include(struct frame *f, const struct gitcfg_entry *e)
 	const char *path, *slash;
 	int x;
 
+	if (!e->value && f->pass->dormant)
+		return 0;
 	if (!e->value)
 		return fail(r, -EINVAL, e->origin, "line %d: %s without a value", e->line, e->name);
 	x = expand_path(r, e->value, &expanded);
+	if (x == -EINVAL && f->pass->dormant) /* git dies there only once it holds */
+		return 0;
 	if (x == -EINVAL)
 		return fail(r, x, e->origin, "line %d: cannot expand include path '%s'", e->line, e->value);
 	if (x < 0)
@@ -613,6 +658,20 @@ static int follow_include(struct frame *f, const struct gitcfg_entry *e)
 	if (!origin)
 		return -ENOMEM;
 	return read_file(f->pass, origin, f->file, e->line);
+}
+
+/* An includeIf whose condition does not hold now: git reads the file once
+ * it holds (a checkout, a move), so the listing takes it too, dormant. */
+static int follow_dormant(struct frame *f, const struct gitcfg_entry *e)
+{
+	struct pass *p = f->pass;
+	bool dormant = p->dormant;
+	int r;
+
+	p->dormant = true;
+	r = follow_include(f, e);
+	p->dormant = dormant;
+	return r;
 }
 
 /* git_config_include(): the entry first, then what it includes. */
@@ -633,56 +692,82 @@ static int on_entry(const struct gitcfg_entry *e, void *userdata)
 	}
 	if (strcmp(e->section, "includeif") || !e->subsection)
 		return 0;
-	/* git weighs the condition whatever the key */
-	r = condition_holds(f, e->subsection);
-	if (r <= 0 || strcmp(e->key, "path"))
+	/* git weighs the condition whatever the key; in a dormant file nothing
+	 * holds now, and everything may once */
+	r = p->dormant ? 0 : condition_holds(f, e->subsection);
+	if (r < 0 || strcmp(e->key, "path"))
 		return r < 0 ? r : 0;
+	if (r == 0)
+		return p->urls_pass ? 0 : follow_dormant(f, e);
 	p->forbid_urls = forbid || p->urls_pass;
 	r = follow_include(f, e);
 	p->forbid_urls = forbid;
 	return r;
 }
 
-static int parse_file(struct pass *p, int file, const char *origin, const char *path)
+static int parse_blob(struct pass *p, int file, const char *origin, struct git_blob *b)
 {
-	struct reader *r = p->r;
 	struct frame frame = {.pass = p, .file = file};
 	struct gitcfg_error perr = {0};
-	struct git_blob b;
-	int n;
+	int n = gitcfg_parse(b->data, b->len, origin, on_entry, &frame, &perr);
 
-	n = gitread_file(r->rootfd, path, GITREAD_SMALL_MAX, &b);
-	if (n < 0)
-		return fail(r, n, origin, "cannot read it: %s", read_reason(n));
-	n = gitcfg_parse(b.data, b.len, origin, on_entry, &frame, &perr);
-	git_blob_free(&b);
+	git_blob_free(b);
 	if (n == -ENOMEM)
 		return n;
 	if (n < 0)
-		return fail(r, n, origin, "bad config line %d: %s", perr.line, perr.reason ? perr.reason : "refused");
+		return fail(p->r, n, origin, "bad config line %d: %s", perr.line, perr.reason ? perr.reason : "refused");
 	return 0;
 }
 
+static int parse_file(struct pass *p, int file, const char *origin, const char *path)
+{
+	struct git_blob b;
+	int n = gitread_file(p->r->rootfd, path, GITREAD_SMALL_MAX, &b);
+
+	if (n < 0)
+		return fail(p->r, n, origin, "cannot read it: %s", read_reason(n));
+	return parse_blob(p, file, origin, &b);
+}
+
+/* A file outside the tree is the person's: it is read for the includes it
+ * may make back into the tree, and what it cannot give (missing, unreadable,
+ * not a regular file) is left to the system, as the sandbox never makes it
+ * writable. */
+static int parse_outside(struct pass *p, int file, const char *origin, const char *physical)
+{
+	struct git_blob b;
+	int n = gitread_outside(physical, GITREAD_SMALL_MAX, &b);
+
+	if (n == -ENOMEM)
+		return n;
+	return n < 0 ? 0 : parse_blob(p, file, origin, &b);
+}
+
 /* A top file (PARENT -1) or an include: reported whatever it is, read when
- * inside the tree, skipped when missing as git's access_or_die() skips it. */
+ * inside the tree or outside it, skipped when missing as git's
+ * access_or_die() skips it. Past git's depth a dormant include is not
+ * followed (git would die there once it holds, and reads nothing). */
 static int read_file(struct pass *p, const char *origin, int parent, int line)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *outside = NULL;
 	enum gitcfg_file_state state = GITCFG_FILE_OUTSIDE;
 	int file, r;
 
-	r = locate(p->r, origin, &state, &path);
+	r = locate(p->r, origin, &state, &path, &outside);
 	if (r < 0)
 		return r;
 	file = add_file(p, origin, path, state, parent, line);
-	if (file < 0 || state != GITCFG_FILE_READ)
+	if (file < 0 || state == GITCFG_FILE_MISSING)
 		return file < 0 ? file : 0;
-	if (parent >= 0 && ++p->depth > GITCFG_READ_MAX_DEPTH)
+	if (parent >= 0 && p->depth + 1 > GITCFG_READ_MAX_DEPTH) {
+		if (p->dormant)
+			return 0;
 		return fail(p->r, -EINVAL, origin, "included more than %d levels deep (an include cycle?)",
 		            GITCFG_READ_MAX_DEPTH);
-	r = parse_file(p, file, origin, path);
-	if (parent >= 0)
-		p->depth--;
+	}
+	p->depth += parent >= 0;
+	r = state == GITCFG_FILE_READ ? parse_file(p, file, origin, path) : parse_outside(p, file, origin, outside);
+	p->depth -= parent >= 0;
 	return r;
 }
 
@@ -798,30 +883,18 @@ static int read_top_files(struct pass *p)
 	return read_file(p, worktree, -1, 0);
 }
 
-/* gitdir: patterns match the git dir's real path: the tree's, joined and
- * normalised (the tree holds no link on the way: locate() refuses one). */
-static int real_gitdir(const struct reader *r, char **out)
+/* gitdir: patterns match the git dir's real path as git sees it: the
+ * tree's (or where git sees it), joined and normalised (the tree holds no
+ * link on the way: locate() refuses one). */
+static int real_gitdir(struct reader *r, char **out)
 {
 	_cleanup_free_ char *joined = NULL;
-	char *norm;
-	size_t len = 0;
+	int e;
 
-	if (asprintf(&joined, "%s/%s", r->opts->root_path, r->opts->gitdir) < 0)
+	if (asprintf(&joined, "%s/%s", r->opts->seen_as ? r->opts->seen_as : r->opts->root_path, r->opts->gitdir) < 0)
 		return -ENOMEM;
-	norm = calloc(1, strlen(joined) + 2);
-	if (!norm)
-		return -ENOMEM;
-	for (const char *s = joined; *s; s += strcspn(s, "/")) {
-		size_t n;
-
-		while (*s == '/')
-			s++;
-		n = strcspn(s, "/");
-		if (n)
-			walk_component(norm, &len, strlen(joined) + 2, s, n);
-	}
-	*out = norm;
-	return 0;
+	e = lexical_path(joined, out);
+	return e == -EINVAL ? fail(r, e, r->opts->gitdir, "not an absolute path git can open") : e;
 }
 
 static bool opts_are_valid(const struct gitcfg_read_opts *o)

@@ -26,14 +26,17 @@
  * file over 1 MiB or one the parser rejects fails the whole read with that
  * file and the reason; a missing one is skipped as git skips it, and
  * reported, for the model must keep anyone from making it. An include that
- * resolves outside the tree is reported but not read: the sandbox never
- * makes it writable, so what it holds is the person's and left to the
- * system. Its entries are absent from the list; a test corpus that compares
- * with git keeps its includes inside the tree or missing.
+ * resolves outside the tree is read by its physical path (gitread_outside():
+ * the person's file, never made writable) for what it includes back into the
+ * tree; one it cannot read is left to the system. An includeIf whose
+ * condition does not hold now is followed too, its files marked dormant: a
+ * checkout or a move makes the condition hold, and git then reads them.
  *
- * Paths are resolved lexically against ROOT_PATH, the tree's real path: a
- * link inside the tree on the way fails the read; links outside the tree
- * are assumed absent (the person's business, not the agent's). */
+ * Paths are resolved against ROOT_PATH, the tree's real path (or SEEN_AS,
+ * where git sees it), lexically, then physically when that leaves the tree:
+ * a link inside the tree on the way fails the read; a path that leaves the
+ * tree and comes back in through a link outside it is the file in the tree
+ * git reaches. */
 #pragma once
 
 #include <stdbool.h>
@@ -50,6 +53,8 @@ struct gitcfg_read_opts {
 	const char *gitdir;    /* git dir relative to the tree, e.g. ".git" */
 	const char *commondir; /* common dir relative to the tree; NULL: gitdir */
 	const char *home;      /* $HOME git would see, a real path; NULL when unset */
+	const char *seen_as;   /* where git sees the tree (a mount point), absolute;
+	                        * NULL: at root_path */
 };
 
 enum gitcfg_file_state {
@@ -69,6 +74,10 @@ struct gitcfg_file {
 	int line;        /* line of the include in the parent, 0 for a top file */
 	bool urls_only;  /* looked at only by the hasconfig pass, which
 	                  * gathers remote URLs: none of its entries apply */
+	bool dormant;    /* brought in by an includeIf whose condition does
+	                  * not hold now (or by a file that is): its entries
+	                  * are listed, but git applies them only once the
+	                  * condition holds */
 };
 
 struct gitcfg_read_entry {

@@ -19,11 +19,14 @@
 #include "git/discover.h"
 #include "git/model-internal.h"
 #include "policy/shell/find.h"
+#include "policy/shell/parse.h"
 
 enum value_kind {
 	VALUE_COMMAND, /* a shell line git runs (a boolean value names none) */
 	VALUE_BANG,    /* a shell line when it begins with '!' (alias, submodule update) */
-	VALUE_HELPER,  /* a credential helper: "!line", a path, or a name git looks up outside */
+	VALUE_HELPER,  /* a credential helper: "!line", an absolute line, else "git credential-VALUE" */
+	VALUE_DASHED,  /* a name git runs as "git remote-VALUE" (argv, no shell) */
+	VALUE_URL_BASE,/* url.<base>.insteadOf: the URL git substitutes, the subsection */
 	VALUE_PATH,    /* a file or folder git reads or runs */
 	VALUE_NAMED,   /* a name git looks up on the PATH, or a path when it holds a '/' */
 	VALUE_URL,     /* a remote URL: ext::<line> runs a command */
@@ -66,9 +69,12 @@ static const struct key_rule {
         {"gc", "recentobjectshook", NO_SUB, VALUE_COMMAND},
         {"hook", "command", ANY_SUB, VALUE_COMMAND},
         {"interactive", "difffilter", NO_SUB, VALUE_COMMAND},
-        {"pager", NULL, NO_SUB, VALUE_COMMAND},
-        {"alias", NULL, NO_SUB, VALUE_BANG},
-        {"alias", "command", ANY_SUB, VALUE_BANG},
+        /* A command's name may hold dots: [alias "x"] y and the legacy
+         * [alias.x] y both define the alias "x.y" (alias.c compares
+         * whatever follows "alias." case-insensitively), and its pager is
+         * pager.x.y. */
+        {"pager", NULL, EITHER, VALUE_COMMAND},
+        {"alias", NULL, EITHER, VALUE_BANG},
         {"submodule", "update", ANY_SUB, VALUE_BANG},
         {"credential", "helper", EITHER, VALUE_HELPER},
         {"difftool", "cmd", ANY_SUB, VALUE_COMMAND},
@@ -92,9 +98,13 @@ static const struct key_rule {
         {"sendemail", "headercmd", EITHER, VALUE_COMMAND},
         {"remote", "uploadpack", ANY_SUB, VALUE_COMMAND},
         {"remote", "receivepack", ANY_SUB, VALUE_COMMAND},
-        {"remote", "vcs", ANY_SUB, VALUE_NAMED},
+        {"remote", "vcs", ANY_SUB, VALUE_DASHED},
         {"remote", "url", ANY_SUB, VALUE_URL},
         {"remote", "pushurl", ANY_SUB, VALUE_URL},
+        {"url", "insteadof", ANY_SUB, VALUE_URL_BASE},
+        {"url", "pushinsteadof", ANY_SUB, VALUE_URL_BASE},
+        {"lfs", "clean", ANY_SUB, VALUE_COMMAND}, /* lfs.extension.<name>.clean */
+        {"lfs", "smudge", ANY_SUB, VALUE_COMMAND},
         {"lfs", "path", ANY_SUB, VALUE_PATH},
         {"lfs", "standalonetransferagent", NO_SUB, VALUE_NAMED},
 };
@@ -192,15 +202,87 @@ static int hold_path(const struct config_ctx *c, const char *source, const char 
 	return model_protect_path(c->mb, target, reason);
 }
 
-static int hold_line(const struct config_ctx *c, const char *source, const char *line)
+static int hold_line(const struct config_ctx *c, const char *source, const char *line, size_t len)
 {
 	struct shell_finding *f = NULL;
-	int r = shell_find(line, strlen(line), source, NULL, &f);
+	int r = shell_find(line, len, source, NULL, &f);
 
 	for (size_t i = 0; r >= 0 && i < f->n_held; i++)
 		r = hold_path(c, source, f->held[i].path, "a program of the command");
 	shell_finding_free(f);
 	return r;
+}
+
+int model_hold_command(struct model_build *mb, const struct model_served *s, const char *source, const char *line)
+{
+	const struct config_ctx c = {.mb = mb, .s = s};
+
+	return hold_line(&c, source, line, strlen(line));
+}
+
+/* The first simple command the line's tree starts with. */
+static const struct shell_cmd *first_simple(const struct shell_cmd *cmd)
+{
+	while (cmd && cmd->kind != SHELL_CMD_SIMPLE)
+		cmd = cmd->kind == SHELL_CMD_AND || cmd->kind == SHELL_CMD_OR ? cmd->left
+		      : cmd->kind == SHELL_CMD_PIPELINE                     ? cmd->body
+		                                                           : NULL;
+	return cmd;
+}
+
+/* git runs the dashed command "git credential-X" as the program git-credential-X,
+ * which git execs from the PATH, or, when X holds a '/', as a path from the
+ * top of the work tree, where git stands when it asks a helper. LINE is that
+ * command line. Returns 1 and *PATH when it names such a path. */
+static int dashed_path(const char *line, size_t len, const char *origin, char **path)
+{
+	struct shell_ast *ast = NULL;
+	struct shell_error err;
+	const struct shell_cmd *cmd;
+	const char *word;
+	int r = shell_parse(line, len, origin, &ast, &err);
+
+	*path = NULL;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) /* sh runs nothing of a line it cannot read */
+		return 0;
+	cmd = first_simple(ast->body);
+	word = cmd && cmd->words && cmd->words->next ? shell_word_static(ast, cmd->words->next) : NULL;
+	r = 0;
+	if (word && strchr(word, '/'))
+		r = asprintf(path, "git-%s", word) < 0 ? -ENOMEM : 1;
+	shell_ast_free(ast);
+	return r;
+}
+
+/* credential.c: a helper neither absolute nor "!line" is the shell line
+ * "git credential-VALUE <operation>". */
+static int hold_credential_helper(const struct config_ctx *c, const char *source, const char *value, size_t len)
+{
+	_cleanup_free_ char *line = NULL, *path = NULL;
+	int n = asprintf(&line, "git credential-%.*s", (int)len, value);
+	int r;
+
+	if (n < 0)
+		return -ENOMEM;
+	r = hold_line(c, source, line, (size_t)n);
+	if (r >= 0)
+		r = dashed_path(line, (size_t)n, source, &path);
+	return r > 0 ? hold_path(c, source, path, "the credential helper git runs") : r;
+}
+
+/* transport-helper.c: remote.<name>.vcs = X runs git remote-X, the program
+ * git-remote-X (a path from the work tree's top when X holds a '/'). */
+static int hold_remote_helper(const struct config_ctx *c, const char *source, const char *value, size_t len)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (!memchr(value, '/', len))
+		return 0;
+	if (asprintf(&path, "git-remote-%.*s", (int)len, value) < 0)
+		return -ENOMEM;
+	return hold_path(c, source, path, "the remote helper git runs");
 }
 
 static char *source_of(const struct config_ctx *c, const struct gitcfg_read_entry *e)
@@ -212,67 +294,99 @@ static char *source_of(const struct config_ctx *c, const struct gitcfg_read_entr
 	return source;
 }
 
-static int hold(const struct config_ctx *c, const struct gitcfg_read_entry *e, const char *path, const char *as)
+/* The subsection of NAME ("url.<base>.insteadof"): BASE and its length. */
+static const char *subsection_of(const char *name, size_t *len)
 {
-	_cleanup_free_ char *source = source_of(c, e);
+	const char *first = strchr(name, '.'), *last = strrchr(name, '.');
 
-	return source ? hold_path(c, source, path, as) : -ENOMEM;
+	*len = last > first ? (size_t)(last - first - 1) : 0;
+	return first + 1;
 }
 
-static int hold_command(const struct config_ctx *c, const struct gitcfg_read_entry *e, const char *line)
+static bool named_text(const char *text, size_t len, enum model_named kind, struct model_named_text *out)
 {
-	_cleanup_free_ char *source = source_of(c, e);
-
-	return source ? hold_line(c, source, line) : -ENOMEM;
+	*out = (struct model_named_text){.kind = kind, .text = text, .len = len};
+	return true;
 }
 
-int model_hold_command(struct model_build *mb, const struct model_served *s, const char *source, const char *line)
-{
-	const struct config_ctx c = {.mb = mb, .s = s};
-
-	return hold_line(&c, source, line);
-}
-
-const char *model_config_names(const char *name, const char *value, enum model_named *kind)
+bool model_config_names(const char *name, const char *value, struct model_named_text *out)
 {
 	const struct key_rule *k = rule_of(name);
-	const char *v = value;
+	const char *v = value, *base;
+	size_t n;
 
-	if (!k || !v)
-		return NULL;
-	*kind = MODEL_NAMED_PROGRAM;
+	if (!k)
+		return false;
+	if (k->kind == VALUE_URL_BASE) { /* the subsection is the URL git uses */
+		base = subsection_of(name, &n);
+		return n > 5 && !strncmp(base, "ext::", 5) && named_text(base + 5, n - 5, MODEL_NAMED_LINE, out);
+	}
+	if (!v)
+		return false;
+	n = strlen(v);
 	switch (k->kind) {
 	case VALUE_COMMAND:
-		*kind = MODEL_NAMED_LINE;
-		return is_boolean(v) ? NULL : v;
+		return !is_boolean(v) && named_text(v, n, MODEL_NAMED_LINE, out);
 	case VALUE_BANG:
-		*kind = MODEL_NAMED_LINE;
-		return v[0] == '!' ? v + 1 : NULL;
+		return v[0] == '!' && named_text(v + 1, n - 1, MODEL_NAMED_LINE, out);
 	case VALUE_HELPER:
-		*kind = v[0] == '!' ? MODEL_NAMED_LINE : MODEL_NAMED_PROGRAM;
-		return v[0] == '!' ? v + 1 : strchr(v, '/') ? v : NULL;
+		if (v[0] == '!')
+			return named_text(v + 1, n - 1, MODEL_NAMED_LINE, out);
+		if (v[0] == '/')
+			return named_text(v, n, MODEL_NAMED_LINE, out);
+		return n && named_text(v, n, MODEL_NAMED_CREDENTIAL_HELPER, out);
+	case VALUE_DASHED:
+		return n && named_text(v, n, MODEL_NAMED_REMOTE_HELPER, out);
 	case VALUE_PATH:
-		*kind = MODEL_NAMED_PATH;
-		return v;
+		return named_text(v, n, MODEL_NAMED_PATH, out);
 	case VALUE_NAMED:
-		return strchr(v, '/') ? v : NULL;
+		return strchr(v, '/') && named_text(v, n, MODEL_NAMED_PROGRAM, out);
 	case VALUE_URL:
-		*kind = MODEL_NAMED_LINE;
-		return strncmp(v, "ext::", 5) == 0 ? v + 5 : NULL;
+		return !strncmp(v, "ext::", 5) && named_text(v + 5, n - 5, MODEL_NAMED_LINE, out);
+	case VALUE_URL_BASE:
+		break;
 	}
-	return NULL;
+	return false;
+}
+
+bool model_config_sets_program(const char *name, const char *value)
+{
+	const struct key_rule *k = rule_of(name);
+	struct model_named_text named;
+
+	if (!k)
+		return false;
+	if (model_config_names(name, value, &named))
+		return true;
+	/* A bare name is looked up outside the tree, but the command chose it. */
+	return k->kind == VALUE_NAMED && value && *value && !is_boolean(value);
 }
 
 static int hold_entry(const struct config_ctx *c, const struct gitcfg_read_entry *e)
 {
-	enum model_named kind;
-	const char *named = model_config_names(e->name, e->value, &kind);
+	_cleanup_free_ char *source = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct model_named_text named;
 
-	if (!named)
+	if (!model_config_names(e->name, e->value, &named))
 		return 0;
-	if (kind == MODEL_NAMED_LINE)
-		return hold_command(c, e, named);
-	return hold(c, e, named, kind == MODEL_NAMED_PATH ? "the path" : "the program");
+	source = source_of(c, e);
+	text = strndup(named.text, named.len);
+	if (!source || !text)
+		return -ENOMEM;
+	switch (named.kind) {
+	case MODEL_NAMED_LINE:
+		return hold_line(c, source, text, named.len);
+	case MODEL_NAMED_CREDENTIAL_HELPER:
+		return hold_credential_helper(c, source, text, named.len);
+	case MODEL_NAMED_REMOTE_HELPER:
+		return hold_remote_helper(c, source, text, named.len);
+	case MODEL_NAMED_PATH:
+		return hold_path(c, source, text, "the path");
+	case MODEL_NAMED_PROGRAM:
+		break;
+	}
+	return hold_path(c, source, text, "the program");
 }
 
 /* Included files in the tree, and the names of missing ones: a file made

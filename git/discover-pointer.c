@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/physical-path.h"
 #include "git/discover.h"
 #include "git/read.h"
 
@@ -108,6 +109,58 @@ static int start_absolute(const char *tree, const char *pointer, size_t len, siz
 	return 1;
 }
 
+/* ABS (absolute, normalised) inside TREE or SEEN_AS: 1 and *out, its
+ * tree-relative path; 0 when it lies outside both. */
+static int inside(const char *tree, const char *seen_as, const char *abs, char **out, const char **why)
+{
+	struct resolving r = {.len = 0};
+	size_t len = strlen(abs), rest = 0;
+	int e;
+
+	if (!start_absolute(tree, abs, len, &rest) && (!seen_as || !start_absolute(seen_as, abs, len, &rest)))
+		return 0;
+	e = walk_components(&r, abs + rest, len - rest, why);
+	if (e <= 0)
+		return e;
+	*out = strndup(r.path, r.len);
+	return *out ? 1 : -ENOMEM;
+}
+
+/* A pointer that leaves the tree may come back into it: by its own name
+ * ("../../tree/x", taken lexically) or through a link outside (taken
+ * physically, as the kernel opens it). Either landing inside is protected;
+ * two different ones are refused, as nothing tells which git takes. */
+static int resolve_beyond(const char *tree, const char *seen_as, const char *base, const char *pointer, size_t len,
+                          char **out, const char **why)
+{
+	_cleanup_free_ char *joined = NULL, *lexical = NULL, *physical = NULL, *by_name = NULL, *by_link = NULL;
+	int l, p;
+
+	if ((pointer[0] == '/' ? asprintf(&joined, "%.*s", (int)len, pointer)
+	                       : asprintf(&joined, "%s/%s/%.*s", seen_as ? seen_as : tree, base, (int)len, pointer)) < 0)
+		return -ENOMEM;
+	l = lexical_path(joined, &lexical);
+	if (l == -EINVAL)
+		*why = "it is longer than a path may be";
+	if (l < 0)
+		return l;
+	l = inside(tree, seen_as, lexical, &by_name, why);
+	if (l < 0)
+		return l;
+	p = physical_path(lexical, &physical);
+	if (p < 0)
+		return p == -ENOMEM ? p : 0;
+	p = inside(tree, seen_as, physical, &by_link, why);
+	if (p < 0)
+		return p;
+	if (l > 0 && p > 0 && strcmp(by_name, by_link) != 0) {
+		*why = "it leads to one folder of the tree by its name and to another through a link";
+		return -EINVAL;
+	}
+	*out = p > 0 ? TAKE_PTR(by_link) : TAKE_PTR(by_name);
+	return *out ? 1 : 0;
+}
+
 int discover_resolve(const char *tree, const char *seen_as, const char *base, const char *pointer, size_t len,
                      char **out, const char **why)
 {
@@ -127,13 +180,15 @@ int discover_resolve(const char *tree, const char *seen_as, const char *base, co
 	if (pointer[0] == '/') {
 		if (!start_absolute(tree, pointer, len, &rest) &&
 		    (!seen_as || !start_absolute(seen_as, pointer, len, &rest)))
-			return 0;
+			return resolve_beyond(tree, seen_as, base, pointer, len, out, why);
 	} else if (*base && (e = append(&r, base, strlen(base), why)) < 0) {
 		return e;
 	}
 	e = walk_components(&r, pointer + rest, len - rest, why);
-	if (e <= 0)
+	if (e < 0)
 		return e;
+	if (e == 0)
+		return resolve_beyond(tree, seen_as, base, pointer, len, out, why);
 	*out = strndup(r.path, r.len);
 	return *out ? 1 : -ENOMEM;
 }

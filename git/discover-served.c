@@ -8,7 +8,7 @@
  * four files held as .git's own and its modules and worktrees read-only as a
  * whole; one whose .git is a file has the file held, and the git directory it
  * names, when in the tree, held as .git's own. Each is a work tree in turn,
- * to a bounded depth. */
+ * DISCOVER_MAX_GIT_DIRS of them at most. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,9 +25,6 @@
 #include "git/index.h"
 #include "git/model-internal.h"
 
-/* Submodules inside submodules: past this, the mount refuses. */
-#define SERVED_MAX_DEPTH 8
-
 static int refuse_config(struct model_build *mb, int r, const struct gitcfg_read_error *err)
 {
 	return model_fail(mb, r, "cannot read the configuration '%s': %s", err->file, err->reason);
@@ -39,7 +36,7 @@ static enum gitindex_hash object_format(const struct gitcfg_config *cfg)
 	enum gitindex_hash hash = GITINDEX_SHA1;
 
 	for (size_t i = 0; i < cfg->n_entries; i++)
-		if (strcmp(cfg->entries[i].name, "extensions.objectformat") == 0)
+		if (!cfg->files[cfg->entries[i].file].dormant && strcmp(cfg->entries[i].name, "extensions.objectformat") == 0)
 			hash = cfg->entries[i].value && strcmp(cfg->entries[i].value, "sha256") == 0 ? GITINDEX_SHA256
 			                                                                             : GITINDEX_SHA1;
 	return hash;
@@ -259,14 +256,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct gitcfg_config *, gitcfg_config_free)
 int model_protect_served(struct model_build *mb, const struct model_served *s, unsigned depth)
 {
 	struct gitcfg_read_opts opts = {.root_path = mb->tree, .gitdir = s->gitdir, .commondir = s->commondir,
-	                                 .home = mb->home};
+	                                 .home = mb->home, .seen_as = mb->seen_as};
 	_cleanup_(gitcfg_config_freep) struct gitcfg_config *cfg = NULL;
 	struct gitcfg_read_error err = {0};
 	int r;
 
-	if (depth > SERVED_MAX_DEPTH)
-		return model_fail(mb, -E2BIG, "'%s' is a submodule more than %d levels down, more than oz0fs reads",
-		                  s->worktree, SERVED_MAX_DEPTH);
+	/* Submodules inside submodules are followed however deep they go
+	 * (below .git/modules, past eight levels their git directories are
+	 * read-only as a whole): what bounds the walk, and the recursion, is
+	 * the number of work trees. */
 	if (++mb->served > DISCOVER_MAX_GIT_DIRS)
 		return model_fail(mb, -E2BIG, "'%s' is a work tree past the %d that oz0fs reads", s->worktree,
 		                  DISCOVER_MAX_GIT_DIRS);

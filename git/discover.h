@@ -2,9 +2,10 @@
  * another (a .git file's `gitdir:`, a git directory's `commondir`, a linked
  * worktree's `gitdir`), read as untrusted and turned into tree-relative paths.
  *
- * A pointer that stays in the tree is walked by the model (never through a
- * link); one that leaves it names a place the sandbox never makes writable,
- * so it is left to the system (seed 000, "Bounds on reading Git state").
+ * A pointer that stays in the tree, or comes back into it, is walked by the
+ * model (never through a link inside it); one that leaves it names a place
+ * the sandbox never makes writable, so it is left to the system (seed 000,
+ * "Bounds on reading Git state").
  */
 #pragma once
 
@@ -19,6 +20,12 @@
  * caller reached without a link). TREE is the tree's absolute path, and
  * SEEN_AS (or NULL) the path it is mounted at, which git run on the mount
  * writes into the pointers it makes.
+ *
+ * A pointer that leaves the tree (a leading '..' past the root, an absolute
+ * path elsewhere) may come back into it: by its own name, taken lexically
+ * from where git sees the tree, or through a link outside the tree, taken
+ * physically as the kernel opens it; either landing in the tree is where it
+ * names, and two different landings are refused.
  *
  * Returns 1 with a malloc'd tree-relative path in *out ("" for the root) when
  * the pointer names a place in the tree; 0 when it leaves the tree; -EINVAL

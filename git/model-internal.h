@@ -177,16 +177,29 @@ int model_protect_rebase(struct model_build *mb, const struct model_served *s);
 struct gitcfg_config;
 
 enum model_named {
-	MODEL_NAMED_LINE,    /* a shell line git runs */
-	MODEL_NAMED_PROGRAM, /* a program git runs */
-	MODEL_NAMED_PATH,    /* a file or folder git reads or runs from */
+	MODEL_NAMED_LINE,              /* a shell line git runs */
+	MODEL_NAMED_PROGRAM,           /* a program git runs */
+	MODEL_NAMED_PATH,              /* a file or folder git reads or runs from */
+	MODEL_NAMED_CREDENTIAL_HELPER, /* git runs the shell line "git credential-TEXT" */
+	MODEL_NAMED_REMOTE_HELPER,     /* git runs the program git-remote-TEXT */
+};
+
+struct model_named_text {
+	enum model_named kind;
+	const char *text; /* into the entry's name or value; not NUL-terminated */
+	size_t len;
 };
 
 /* What the configuration entry NAME = VALUE (as git lists it) makes git run
- * or read, of the keys seed 000 lists: a pointer into VALUE and its *KIND, or
- * NULL when it names nothing (an unrelated key, a boolean, a bare name git
- * looks up outside the tree). */
-const char *model_config_names(const char *name, const char *value, enum model_named *kind);
+ * or read, of the keys seed 000 lists: true and *OUT, or false when it names
+ * nothing (an unrelated key, a boolean, a bare name git looks up outside the
+ * tree). */
+bool model_config_names(const char *name, const char *value, struct model_named_text *out);
+
+/* Whether NAME = VALUE chooses a program or a file git runs or reads: what
+ * model_config_names() names, and a bare program name besides (the settler
+ * sets aside a new repository's configuration that does). */
+bool model_config_sets_program(const char *name, const char *value);
 
 /* What the configuration CFG, read for the work tree S, names in the tree:
  * included files, hook and template folders, attributes, and the programs

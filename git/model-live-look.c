@@ -173,10 +173,10 @@ static int collect_danger(const struct gitcfg_config *cfg, char **danger, size_t
 			        cfg->files[i].origin);
 	for (size_t i = 0; i < cfg->n_entries; i++) {
 		const struct gitcfg_read_entry *e = &cfg->entries[i];
-		enum model_named kind;
+		struct model_named_text named;
 
-		if (!cfg->files[e->file].urls_only && model_config_names(e->name, e->value, &kind))
-			fprintf(out, "%s:%d: %s = %s\n", cfg->files[e->file].origin, e->line, e->name, e->value);
+		if (!cfg->files[e->file].urls_only && model_config_names(e->name, e->value, &named))
+			fprintf(out, "%s:%d: %s = %s\n", cfg->files[e->file].origin, e->line, e->name, e->value ? e->value : "");
 	}
 	return fclose(out) == 0 ? 0 : -ENOMEM;
 }
@@ -200,7 +200,8 @@ static void look_config(struct model_live *l, struct live_folder *f, int fd)
 {
 	_cleanup_free_ char *common = common_of(f), *danger = NULL;
 	_cleanup_(gitcfg_config_freep) struct gitcfg_config *cfg = NULL;
-	struct gitcfg_read_opts opts = {.root_path = l->tree, .gitdir = f->path, .commondir = common, .home = l->home};
+	struct gitcfg_read_opts opts = {.root_path = l->tree, .gitdir = f->path, .commondir = common, .home = l->home,
+	                                 .seen_as = l->seen_as};
 	struct gitcfg_read_error err = {0};
 	uint64_t print = config_print(l, f);
 	size_t len = 0;

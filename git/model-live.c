@@ -99,6 +99,35 @@ static struct live_folder *reuse(struct live_folder *f, const char *path, enum l
 	return f;
 }
 
+static void free_folder(struct live_folder *f)
+{
+	free(f->path);
+	free(f->name);
+	free(f->danger);
+	gitindex_submodules_free(&f->subs);
+	free(f);
+}
+
+/* Drops the removed records and their slots: the bound is on what is
+ * followed at once, and a removed folder gives its place back. */
+static void drop_gone(struct model_live *l)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < l->n_folders; i++) {
+		if (l->folders[i]->kind == LIVE_GONE)
+			free_folder(l->folders[i]);
+		else
+			l->folders[kept++] = l->folders[i];
+	}
+	if (kept == l->n_folders)
+		return;
+	l->n_folders = kept;
+	memset(l->slots, 0, (l->mask + 1) * sizeof(*l->slots));
+	for (size_t i = 0; i < kept; i++)
+		slot_in(l->slots, l->mask, l->folders[i]->id, (uint32_t)i + 1);
+}
+
 struct live_folder *live_follow_id(struct model_live *l, struct policy_id id, const char *path, enum live_kind kind)
 {
 	_cleanup_free_ struct live_folder *f = NULL;
@@ -108,6 +137,8 @@ struct live_folder *live_follow_id(struct model_live *l, struct policy_id id, co
 		return followed;
 	if (followed)
 		return reuse(followed, path, kind);
+	if (l->n_folders >= LIVE_MAX_FOLDERS)
+		drop_gone(l);
 	if (l->n_folders >= LIVE_MAX_FOLDERS) {
 		if (!l->full)
 			live_event(l, "untracked", path, "more than %d folders to follow: the settler alone looks at the rest",
@@ -115,6 +146,7 @@ struct live_folder *live_follow_id(struct model_live *l, struct policy_id id, co
 		l->full = true;
 		return NULL;
 	}
+	l->full = false; /* room again: the next fill is said again */
 	f = calloc(1, sizeof(*f));
 	if (!f || grow(l) < 0)
 		return NULL;
@@ -229,13 +261,8 @@ void model_live_free(struct model_live *l)
 {
 	if (!l)
 		return;
-	for (size_t i = 0; i < l->n_folders; i++) {
-		free(l->folders[i]->path);
-		free(l->folders[i]->name);
-		free(l->folders[i]->danger);
-		gitindex_submodules_free(&l->folders[i]->subs);
-		free(l->folders[i]);
-	}
+	for (size_t i = 0; i < l->n_folders; i++)
+		free_folder(l->folders[i]);
 	free(l->folders);
 	free(l->slots);
 	free(l->known.ids);
@@ -350,6 +377,76 @@ void model_live_note(struct model_live *l, int parentfd, struct policy_id parent
 {
 	pthread_mutex_lock(&l->lock);
 	dispatch(l, parentfd, parent, name);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* PATH with its prefix FROM (a folder) made TO; false when it is not below FROM. */
+static bool moved(char **path, const char *from, const char *to)
+{
+	size_t n = strlen(from);
+	char *now;
+
+	if (strncmp(*path, from, n) != 0 || ((*path)[n] != '/' && (*path)[n] != '\0'))
+		return false;
+	if (asprintf(&now, "%s%s", to, *path + n) < 0)
+		return false;
+	free(*path);
+	*path = now;
+	return true;
+}
+
+/* PARENTFD's path now, joined with NAME. */
+static char *entry_path(const char *folder, const char *name)
+{
+	char *path;
+
+	if ((*folder ? asprintf(&path, "%s/%s", folder, name) : asprintf(&path, "%s", name)) < 0)
+		return NULL;
+	return path;
+}
+
+/* A followed file renamed itself: its folder and name are the new ones. */
+static void file_moved(struct live_folder *f, const char *oldfolder, const char *oldname, const char *newfolder,
+                       const char *newname)
+{
+	char *path, *name;
+
+	if (strcmp(f->path, oldfolder) != 0 || strcmp(f->name, oldname) != 0)
+		return;
+	path = strdup(newfolder);
+	name = strdup(newname);
+	if (!path || !name) {
+		free(path);
+		free(name);
+		return;
+	}
+	free(f->path);
+	free(f->name);
+	f->path = path;
+	f->name = name;
+}
+
+void model_live_renamed(struct model_live *l, int oldparentfd, const char *oldname, int newparentfd,
+                        const char *newname, struct policy_id obj, bool is_dir)
+{
+	_cleanup_free_ char *oldfolder = NULL, *newfolder = NULL, *from = NULL, *to = NULL;
+	struct live_folder *self;
+
+	pthread_mutex_lock(&l->lock);
+	self = live_find(l, obj);
+	/* Only a folder holds followed ones; a file matters when it is followed. */
+	if ((is_dir || (self && self->kind == LIVE_FILE)) && l->n_folders && (oldfolder = path_now(l, oldparentfd)) && (newfolder = path_now(l, newparentfd))) {
+		from = entry_path(oldfolder, oldname);
+		to = entry_path(newfolder, newname);
+	}
+	for (size_t i = 0; from && to && i < l->n_folders; i++) {
+		struct live_folder *f = l->folders[i];
+
+		if (f->kind == LIVE_FILE)
+			file_moved(f, oldfolder, oldname, newfolder, newname);
+		if (f->kind != LIVE_GONE)
+			moved(&f->path, from, to);
+	}
 	pthread_mutex_unlock(&l->lock);
 }
 

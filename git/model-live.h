@@ -60,6 +60,12 @@ bool model_live_follows(struct model_live *l, struct policy_id parent, const cha
  * removed. Reads what that touches and writes the events it finds. */
 void model_live_note(struct model_live *l, int parentfd, struct policy_id parent, const char *name);
 
+/* OLDNAME in the folder OLDPARENTFD is now NEWNAME in NEWPARENTFD (the
+ * object OBJ, a folder when IS_DIR): what is followed there and below is
+ * known by its new path from now on. */
+void model_live_renamed(struct model_live *l, int oldparentfd, const char *oldname, int newparentfd,
+                        const char *newname, struct policy_id obj, bool is_dir);
+
 /* The object ID was removed: an id followed is forgotten, as the file system
  * may give it to the next entry made. */
 void model_live_forget(struct model_live *l, struct policy_id id);

@@ -296,6 +296,12 @@ void git_model_forget(struct git_model *m, struct policy_id id)
 	model_live_forget(m->live, id);
 }
 
+void git_model_renamed(struct git_model *m, int oldparentfd, const char *oldname, int newparentfd,
+                       const char *newname, struct policy_id obj, bool is_dir)
+{
+	model_live_renamed(m->live, oldparentfd, oldname, newparentfd, newname, obj, is_dir);
+}
+
 bool git_model_follows_file(struct git_model *m, struct policy_id id)
 {
 	return model_live_follows_file(m->live, id);

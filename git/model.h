@@ -66,6 +66,11 @@ bool git_model_follows(struct git_model *m, struct policy_id parent, const char 
 void git_model_note(struct git_model *m, int parentfd, struct policy_id parent, const char *name);
 /* The object ID was removed (its id may come back for another). */
 void git_model_forget(struct git_model *m, struct policy_id id);
+/* The object OBJ (a folder when IS_DIR) was renamed from OLDNAME in the
+ * folder OLDPARENTFD to NEWNAME in NEWPARENTFD: what the mount made there is
+ * known by its new path. */
+void git_model_renamed(struct git_model *m, int oldparentfd, const char *oldname, int newparentfd,
+                       const char *newname, struct policy_id obj, bool is_dir);
 /* Whether closing a descriptor that wrote the file ID concerns the model (a
  * .git file made empty), and the note that one was closed. */
 bool git_model_follows_file(struct git_model *m, struct policy_id id);

@@ -23,17 +23,11 @@ void git_blob_free(struct git_blob *b)
 	b->len = 0;
 }
 
-int gitread_file(int dirfd, const char *name, size_t max, struct git_blob *out)
+/* The checks after the open, shared by both readers: a regular file, bounded. */
+static int read_opened(int fd, size_t max, struct git_blob *out)
 {
-	_cleanup_close_ int fd = -1;
 	struct stat st;
 
-	*out = (struct git_blob){0};
-	/* O_NONBLOCK: opening a FIFO for reading returns at once instead of
-	 * waiting for a writer; fstat then refuses it. */
-	fd = safe_openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
-	if (fd < 0)
-		return fd;
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
 	if (!S_ISREG(st.st_mode))
@@ -41,4 +35,28 @@ int gitread_file(int dirfd, const char *name, size_t max, struct git_blob *out)
 	if ((unsigned long long)st.st_size > max)
 		return -EFBIG;
 	return read_fd_bounded(fd, (size_t)st.st_size, max, &out->data, &out->len);
+}
+
+int gitread_file(int dirfd, const char *name, size_t max, struct git_blob *out)
+{
+	_cleanup_close_ int fd = -1;
+
+	*out = (struct git_blob){0};
+	/* O_NONBLOCK: opening a FIFO for reading returns at once instead of
+	 * waiting for a writer; fstat then refuses it. */
+	fd = safe_openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return fd;
+	return read_opened(fd, max, out);
+}
+
+int gitread_outside(const char *path, size_t max, struct git_blob *out)
+{
+	_cleanup_close_ int fd = -1;
+
+	*out = (struct git_blob){0};
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	return read_opened(fd, max, out);
 }

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/tree-place.h"
 #include "policy/audit.h"
 
 /* Most lines fit; a longer one (a long path of escaped bytes) is malloc'd. */
@@ -194,7 +196,78 @@ int audit_format(char *buf, size_t size, const char *op_name, const struct polic
 	return n < size ? (int)n : -ENOSPC;
 }
 
-int audit_open(enum audit_sink sink, const char *file, struct audit **out)
+/* The audit log is a path from the command line or the configuration, opened
+ * as every untrusted path is: a link there is not followed, and O_NONBLOCK
+ * keeps a FIFO from stalling the start; only a regular file is kept. Sets
+ * *CREATED when this open made the file. */
+static int open_log(const char *file, bool *created)
+{
+	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+	_cleanup_close_ int fd = open(file, flags | O_CREAT | O_EXCL, 0600);
+	struct stat st;
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(file, flags);
+	if (fd < 0)
+		/* ENXIO: a FIFO without a reader; EISDIR: a folder. */
+		return errno == ENXIO || errno == EISDIR ? -EINVAL : negative_errno();
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) < 0)
+		return negative_errno();
+	return TAKE_FD(fd);
+}
+
+/* Removes the file open as FD that this open made, if FILE still names it. */
+static void remove_made(const char *file, int fd)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) == 0 && lstat(file, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		unlink(file);
+}
+
+static int refuse_log(char **errmsg, int r, const char *file, const char *why)
+{
+	if (asprintf(errmsg, "cannot open the audit log '%s': %s", file, why) < 0)
+		*errmsg = NULL;
+	return r;
+}
+
+/* The refusal of a log that cannot be opened, with what to do. */
+static int open_error(char **errmsg, int r, const char *file)
+{
+	if (r == -ELOOP)
+		return refuse_log(errmsg, r, file, "it is a symbolic link: name the file itself");
+	if (r == -EINVAL)
+		return refuse_log(errmsg, r, file, "not a regular file: name a regular file (it is made when missing)");
+	return refuse_log(errmsg, r, file, strerror(-r));
+}
+
+/* Refuses a log the mount would put in the agent's hands. */
+static int check_outside(const char *file, int fd, bool created, int tree_fd, char **errmsg)
+{
+	_cleanup_free_ char *why = NULL;
+	int place = tree_place(fd, tree_fd);
+
+	if (place == TREE_PLACE_OUTSIDE)
+		return 0;
+	if (created)
+		remove_made(file, fd);
+	if (place < 0) {
+		if (asprintf(&why, "cannot tell whether it lies inside the tree: %s", strerror(-place)) < 0)
+			return -ENOMEM;
+		return refuse_log(errmsg, place, file, why);
+	}
+	if (asprintf(&why, "%s: keep it outside the tree", tree_place_problem((enum tree_place)place)) < 0)
+		return -ENOMEM;
+	return refuse_log(errmsg, -EXDEV, file, why);
+}
+
+static int audit_new(enum audit_sink sink, int fd, struct audit **out)
 {
 	_cleanup_free_ struct audit *a = calloc(1, sizeof(*a));
 	int r;
@@ -202,21 +275,49 @@ int audit_open(enum audit_sink sink, const char *file, struct audit **out)
 	if (!a)
 		return -ENOMEM;
 	a->sink = sink;
-	a->fd = -1;
+	a->fd = fd;
+	r = pthread_mutex_init(&a->lock, NULL);
+	if (r != 0)
+		return -r;
+	*out = TAKE_PTR(a);
+	return 0;
+}
+
+int audit_open(enum audit_sink sink, const char *file, struct audit **out)
+{
+	_cleanup_close_ int fd = -1;
+	bool created;
+	int r;
+
 	if (sink == AUDIT_FILE) {
 		if (!file)
 			return -EINVAL;
-		a->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-		if (a->fd < 0)
-			return negative_errno();
+		fd = open_log(file, &created);
+		if (fd < 0)
+			return fd;
 	}
-	r = pthread_mutex_init(&a->lock, NULL);
-	if (r != 0) {
-		closep(&a->fd);
-		return -r;
-	}
-	*out = TAKE_PTR(a);
-	return 0;
+	r = audit_new(sink, fd, out);
+	if (r >= 0)
+		TAKE_FD(fd);
+	return r;
+}
+
+int audit_open_outside(const char *file, int tree_fd, struct audit **out, char **errmsg)
+{
+	_cleanup_close_ int fd = -1;
+	bool created;
+	int r;
+
+	*errmsg = NULL;
+	fd = open_log(file, &created);
+	if (fd < 0)
+		return open_error(errmsg, fd, file);
+	r = check_outside(file, fd, created, tree_fd, errmsg);
+	if (r >= 0)
+		r = audit_new(AUDIT_FILE, fd, out);
+	if (r >= 0)
+		TAKE_FD(fd);
+	return r;
 }
 
 void audit_close(struct audit *a)

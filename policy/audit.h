@@ -22,9 +22,16 @@ enum audit_sink {
 
 struct audit;
 
-/* FILE is used for AUDIT_FILE (opened O_APPEND|O_CREAT, mode 0600). Returns
- * 0 or -errno. */
+/* FILE is used for AUDIT_FILE: opened O_APPEND, made with mode 0600 when
+ * missing; as an untrusted path, O_NOFOLLOW|O_NONBLOCK. Returns 0, -ELOOP for
+ * a symbolic link, -EINVAL for what is not a regular file (a FIFO, a folder)
+ * or no FILE, or the open's -errno. */
 int audit_open(enum audit_sink sink, const char *file, struct audit **out);
+/* audit_open(AUDIT_FILE, FILE), refusing a file inside the tree open as
+ * TREE_FD, or a hard link on its file system (see common/tree-place.h), with
+ * -EXDEV; a file this open made is removed again. On failure *ERRMSG is a
+ * malloc'd line, "cannot open the audit log 'FILE': why: what to do". */
+int audit_open_outside(const char *file, int tree_fd, struct audit **out, char **errmsg);
 void audit_close(struct audit *a);
 /* Also sends every line to syslog ([audit] syslog = yes), whatever the sink. */
 void audit_also_syslog(struct audit *a);

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -13,6 +14,7 @@
 
 #include "common/cleanup.h"
 #include "common/read-file.h"
+#include "common/tree-place.h"
 #include "policy/conf.h"
 
 /* A config larger than this is not a config; reading stops there. */
@@ -20,6 +22,13 @@
 /* Every list together: a protected path costs a lookup per rebuild, a
  * command name one comparison per command node checked. */
 #define CONFIG_MAX_PATHS 4096
+/* A line longer than inih's buffer reaches it with each long run of plain
+ * text replaced by a mark, CONFIG_MARK and the run's number (see
+ * shorten_line). No key we know is that long, so the key inih keeps from an
+ * earlier line for a continued value never holds a mark. */
+#define CONFIG_MARK '\x01'
+#define CONFIG_MARK_MIN 16
+#define CONFIG_MAX_WORDS 64
 
 const char *const policy_default_tool_paths[] = {
 	".claude", ".codex", ".cursor", ".vscode/tasks.json", ".envrc", NULL,
@@ -33,6 +42,13 @@ struct config_parser {
 	const char *buf;
 	size_t len, pos;
 	int line;
+	/* The texts a line too long for inih hides behind marks (see
+	 * shorten_line); n_words is 0 for a line inih reads as it is. */
+	struct config_word {
+		const char *text;
+		size_t len;
+	} words[CONFIG_MAX_WORDS];
+	size_t n_words;
 	int error;      /* first -errno, 0 while all is well */
 	int error_line;
 	char *message;  /* "FILE:LINE: reason" of the first error */
@@ -67,9 +83,6 @@ static void parser_fail(struct config_parser *p, int error, const char *fmt, ...
 	}
 }
 
-/* inih's fgets-style reader over the file's bytes. A line inih cannot hold
- * whole, or one with a NUL (inih would silently cut it there), ends the parse
- * with an error rather than being read as something else. */
 static bool section_known(const char *section);
 
 /* inih tells the handler a section's name only with its first key, so an
@@ -92,6 +105,84 @@ static void check_section_header(struct config_parser *p, const char *line, size
 		parser_fail(p, -EINVAL, "unknown section [%s]", name);
 }
 
+/* Bytes inih gives a meaning to, and blanks (isspace). Before the first
+ * delimiter, its delimiters, comment and section characters; after it
+ * (IN_VALUE), only ';', which starts a comment after a blank. */
+static bool inih_special(char c, bool in_value)
+{
+	if (isspace((unsigned char)c) || c == ';')
+		return true;
+	return !in_value && (c == '=' || c == ':' || c == '#' || c == '[' || c == ']');
+}
+
+/* The run of plain text starting at LINE[I]: up to the next special byte
+ * other than a blank, without the blanks at its end. Blanks inside it mean
+ * nothing to inih; those at its ends do (they end a key, start a comment). */
+static size_t plain_run(const char *line, size_t i, size_t n, bool in_value)
+{
+	size_t j = i;
+
+	while (j < n && (!inih_special(line[j], in_value) || isspace((unsigned char)line[j])))
+		j++;
+	while (j > i && isspace((unsigned char)line[j - 1]))
+		j--;
+	return j - i;
+}
+
+/* inih reads lines of at most NUM - 3 bytes: its INI_MAX_LINE is fixed when
+ * the library is built (200 in Debian's), and a path may be 4,095 bytes. So
+ * a longer line reaches inih with each long run of plain text (and any run
+ * holding CONFIG_MARK) replaced by CONFIG_MARK and the run's number; inih
+ * then parses the line exactly as it would the whole one, since no byte it
+ * looks at moved, and the handler puts the runs back (expand_marks). Writes
+ * the line into OUT (NUM bytes); returns false when even that does not fit. */
+static bool shorten_line(struct config_parser *p, const char *line, size_t n, char *out, int num)
+{
+	size_t i = 0, o = 0, size = (size_t)num;
+	bool in_value = false;
+
+	p->n_words = 0;
+	if (p->line == 1 && n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
+		i = 3; /* inih skips a UTF-8 byte order mark only as the first bytes: copied as it is */
+	if (i >= size)
+		return false;
+	memcpy(out, line, i);
+	o = i;
+	while (i < n && isspace((unsigned char)line[i]))
+		i++;
+	if (i < n && (line[i] == ';' || line[i] == '#') && o + 2 <= size) {
+		out[o] = line[i]; /* a comment line: inih looks no further than its first byte */
+		out[o + 1] = '\0';
+		return true;
+	}
+	i = o;
+	while (i < n) {
+		bool special = inih_special(line[i], in_value);
+		size_t run = special ? 1 : plain_run(line, i, n, in_value), w = run;
+
+		in_value |= special && (line[i] == '=' || line[i] == ':');
+		if (!special && (run >= CONFIG_MARK_MIN || memchr(line + i, CONFIG_MARK, run))) {
+			if (p->n_words == CONFIG_MAX_WORDS)
+				return false;
+			p->words[p->n_words] = (struct config_word){ .text = line + i, .len = run };
+			w = (size_t)snprintf(out + o, size - o, "%c%zu", CONFIG_MARK, p->n_words++);
+			if (o + w >= size)
+				return false;
+		} else {
+			if (o + w >= size)
+				return false;
+			memcpy(out + o, line + i, w);
+		}
+		o += w;
+		i += run;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/* inih's fgets-style reader over the file's bytes. A line with a NUL (inih
+ * would silently cut it there), or one too long even shortened, ends the
+ * parse with an error rather than being read as something else. */
 static char *parser_read_line(char *str, int num, void *stream)
 {
 	struct config_parser *p = stream;
@@ -103,22 +194,58 @@ static char *parser_read_line(char *str, int num, void *stream)
 	nl = memchr(start, '\n', rest);
 	n = nl ? (size_t)(nl - start) + 1 : rest;
 	p->line++;
+	p->n_words = 0;
 	if (memchr(start, '\0', n)) {
 		parser_fail(p, -EINVAL, "a NUL byte in the line");
-		return NULL;
-	}
-	/* inih needs room for '\r', '\n' and '\0' after the text. */
-	if (num < 3 || n - (nl ? 1 : 0) > (size_t)num - 3) {
-		parser_fail(p, -EINVAL, "line longer than %d bytes", num - 3);
 		return NULL;
 	}
 	check_section_header(p, start, n);
 	if (p->error)
 		return NULL;
-	memcpy(str, start, n);
-	str[n] = '\0';
 	p->pos += n;
+	/* inih needs room for '\r', '\n' and '\0' after the text. */
+	if (num >= 3 && n - (nl ? 1 : 0) <= (size_t)num - 3) {
+		memcpy(str, start, n);
+		str[n] = '\0';
+		return str;
+	}
+	if (num < 3 || !shorten_line(p, start, n, str, num)) {
+		parser_fail(p, -EINVAL, "line of %zu bytes too long to read: past %d bytes a line may hold only a key, "
+			    "its value and a comment",
+			    n - (nl ? 1 : 0), num - 3);
+		return NULL;
+	}
 	return str;
+}
+
+/* S (a key or value inih found) with the runs behind its marks put back;
+ * malloc'd, or NULL with the parser failed. */
+static char *expand_marks(struct config_parser *p, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *out, *o;
+
+	for (size_t i = 0; i < p->n_words; i++)
+		len += p->words[i].len;
+	out = o = malloc(len);
+	if (!out) {
+		parser_fail(p, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	while (*s) {
+		char *end;
+		unsigned long k = *s == CONFIG_MARK && isdigit((unsigned char)s[1]) ? strtoul(s + 1, &end, 10) : ULONG_MAX;
+
+		if (k < p->n_words) {
+			memcpy(o, p->words[k].text, p->words[k].len);
+			o += p->words[k].len;
+			s = end;
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 /* Tree-relative paths in one spelling: no empty, '.' or leading/trailing
@@ -373,14 +500,10 @@ static bool section_known(const char *section)
 	return false;
 }
 
-/* inih's handler: non-zero means success, so this is the one place where our
- * -errno turns into inih's convention. */
-static int parser_handle(void *user, const char *section, const char *key, const char *value)
+/* One key and its value, as the file holds them; non-zero when good, as
+ * inih wants. */
+static int parser_handle_line(struct config_parser *p, const char *section, const char *key, const char *value)
 {
-	struct config_parser *p = user;
-
-	if (p->error)
-		return 0;
 	if (section[0] == '\0') {
 		parser_fail(p, -EINVAL, "'%s' outside a section", key);
 		return 0;
@@ -394,6 +517,22 @@ static int parser_handle(void *user, const char *section, const char *key, const
 			return config_keys[i].parse(p, value) >= 0;
 	parser_fail(p, -EINVAL, "unknown key '%s' in [%s]", key, section);
 	return 0;
+}
+
+/* inih's handler: non-zero means success, so this is the one place where our
+ * -errno turns into inih's convention. */
+static int parser_handle(void *user, const char *section, const char *key, const char *value)
+{
+	struct config_parser *p = user;
+	_cleanup_free_ char *long_key = NULL, *long_value = NULL;
+
+	if (p->error)
+		return 0;
+	if (p->n_words == 0)
+		return parser_handle_line(p, section, key, value);
+	long_key = expand_marks(p, key);
+	long_value = long_key ? expand_marks(p, value) : NULL;
+	return long_value ? parser_handle_line(p, section, long_key, long_value) : 0;
 }
 
 static int file_error(char **errmsg, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -410,18 +549,40 @@ static int file_error(char **errmsg, int error, const char *fmt, ...)
 	return error;
 }
 
+/* Refuses a file the mount would put in the agent's hands: one that lies in
+ * the tree open as TREE_FD could be edited ("[unprotect]" appended) through
+ * the mount before the next start reads it. */
+static int check_outside(const char *file, int fd, int tree_fd, char **errmsg)
+{
+	int place = tree_fd < 0 ? TREE_PLACE_OUTSIDE : tree_place(fd, tree_fd);
+
+	if (place < 0)
+		return file_error(errmsg, place, "%s: cannot tell whether it lies inside the tree: %s", file,
+				  strerror(-place));
+	if (place != TREE_PLACE_OUTSIDE)
+		return file_error(errmsg, -EXDEV, "%s: %s: keep the configuration outside the tree", file,
+				  tree_place_problem((enum tree_place)place));
+	return 0;
+}
+
 /* Reads the whole file, a regular one of at most CONFIG_MAX_BYTES; O_NONBLOCK
  * so a FIFO put in its place cannot stall the start. */
-static int read_config_file(const char *file, char **buf, size_t *len, char **errmsg)
+static int read_config_file(const char *file, int tree_fd, char **buf, size_t *len, char **errmsg)
 {
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int r;
 
+	if (!*file)
+		return file_error(errmsg, -EINVAL, "the configuration file's name is empty: name a file");
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return file_error(errmsg, negative_errno(), "%s: cannot read: %m", file);
 	if (!S_ISREG(st.st_mode))
 		return file_error(errmsg, -EINVAL, "%s: not a regular file", file);
+	r = check_outside(file, fd, tree_fd, errmsg);
+	if (r < 0)
+		return r;
 	r = read_fd_bounded(fd, (size_t)st.st_size, CONFIG_MAX_BYTES, buf, len);
 	if (r == -EFBIG)
 		return file_error(errmsg, r, "%s: larger than %d bytes", file, CONFIG_MAX_BYTES);
@@ -455,6 +616,11 @@ static int parse_config(struct config_parser *p, char **errmsg)
 
 int policy_config_load(const char *file, struct policy_config **out, char **errmsg)
 {
+	return policy_config_load_outside(file, -1, out, errmsg);
+}
+
+int policy_config_load_outside(const char *file, int tree_fd, struct policy_config **out, char **errmsg)
+{
 	_cleanup_(policy_config_freep) struct policy_config *cfg = calloc(1, sizeof(*cfg));
 	_cleanup_free_ char *buf = NULL;
 	struct config_parser p = { .file = file };
@@ -467,7 +633,7 @@ int policy_config_load(const char *file, struct policy_config **out, char **errm
 		cfg->file = strdup(file);
 		if (!cfg->file)
 			return -ENOMEM;
-		r = read_config_file(file, &buf, &p.len, errmsg);
+		r = read_config_file(file, tree_fd, &buf, &p.len, errmsg);
 		if (r < 0)
 			return r;
 		p.buf = buf;

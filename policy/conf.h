@@ -39,8 +39,13 @@ struct policy_config {
 };
 
 /* Returns 0 and a config, or -errno with a malloc'd one-line message. A NULL
- * FILE yields the defaults (all empty). */
+ * FILE yields the defaults (all empty); an empty name is -EINVAL. Lines may
+ * be as long as the file: inih's fixed line buffer is worked around. */
 int policy_config_load(const char *file, struct policy_config **out, char **errmsg);
+/* The same, refusing with -EXDEV a FILE inside the tree open as TREE_FD, or
+ * a hard link on its file system (see common/tree-place.h): "FILE: inside the
+ * tree being mounted, ...: keep the configuration outside the tree". */
+int policy_config_load_outside(const char *file, int tree_fd, struct policy_config **out, char **errmsg);
 void policy_config_free(struct policy_config *c);
 
 /* The editor and agent paths protected by default at the tree root

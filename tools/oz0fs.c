@@ -27,6 +27,8 @@
 #include "tools/check-command.h"
 #include "tools/check.h"
 #include "tools/explain.h"
+#include "tools/mount-target.h"
+#include "tools/tool-args.h"
 
 #define EXIT_USAGE 2
 
@@ -294,6 +296,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 			parse_options(a, optarg);
 			break;
 		case LONG_CONFIG:
+			if (!*optarg)
+				die(EXIT_USAGE, "%s", TOOL_ARGS_EMPTY_CONFIG);
 			a->config = optarg;
 			break;
 		case LONG_HELP:
@@ -355,42 +359,66 @@ static void detach(int ready_fd, int null_fd)
 	close(ready_fd);
 }
 
-static struct policy_config *load_config(const char *file)
+/* The configuration, refused when it lies in the tree open as ROOTFD. */
+static struct policy_config *load_config(const char *file, int rootfd)
 {
 	struct policy_config *cfg;
 	_cleanup_free_ char *err = NULL;
 
 	if (!file && access(POLICY_CONFIG_DEFAULT_FILE, F_OK) == 0)
 		file = POLICY_CONFIG_DEFAULT_FILE;
-	if (policy_config_load(file, &cfg, &err) < 0)
+	if (policy_config_load_outside(file, rootfd, &cfg, &err) < 0)
 		die(1, "%s", err ? err : "cannot load the configuration");
 	return cfg;
 }
 
-static struct audit *open_audit(const struct args *a, const struct policy_config *cfg)
+/* The audit log, refused when it lies in the tree open as ROOTFD. */
+static struct audit *open_audit(const struct args *a, const struct policy_config *cfg, int rootfd)
 {
 	const char *file = a->audit_file ? a->audit_file : cfg->audit_file;
-	enum audit_sink sink = file ? AUDIT_FILE : a->foreground ? AUDIT_STDERR : AUDIT_SYSLOG;
+	_cleanup_free_ char *err = NULL;
 	struct audit *audit;
+	int r;
 
-	int r = audit_open(sink, file, &audit);
+	if (file)
+		r = audit_open_outside(file, rootfd, &audit, &err);
+	else
+		r = audit_open(a->foreground ? AUDIT_STDERR : AUDIT_SYSLOG, NULL, &audit);
 	if (r < 0)
-		die(1, "cannot open the audit log '%s': %s", file ? file : "syslog", strerror(-r));
+		die(1, "%s", err ? err : "cannot open the audit log");
 	if (cfg->audit_syslog)
 		audit_also_syslog(audit);
 	return audit;
 }
 
-static struct git_model *build_model(int rootfd, const struct args *a, const struct policy_config *cfg)
+static struct git_model *build_model(int rootfd, const char *seen_as, const struct policy_config *cfg)
 {
-	_cleanup_free_ char *mountpoint = a->seen_as ? NULL : realpath(a->mountpoint, NULL);
 	_cleanup_free_ char *err = NULL;
 	struct git_model *m;
 
-	int r = git_model_new(rootfd, a->seen_as ? a->seen_as : mountpoint, cfg, &m, &err);
+	int r = git_model_new(rootfd, seen_as, cfg, &m, &err);
 	if (r < 0)
 		die(1, "%s", err ? err : strerror(-r));
 	return m;
+}
+
+static int open_source(const char *source)
+{
+	_cleanup_free_ char *err = NULL;
+	int fd = mount_source_open(source, &err);
+
+	if (fd < 0)
+		die(1, "%s", err ? err : strerror(-fd));
+	return fd;
+}
+
+static void open_target(const struct args *a, int rootfd, struct mount_target *t)
+{
+	_cleanup_free_ char *err = NULL;
+	int r = mount_target_open(a->mountpoint, rootfd, a->source, t, &err);
+
+	if (r < 0)
+		die(1, "%s", err ? err : strerror(-r));
 }
 
 int main(int argc, char **argv)
@@ -420,12 +448,14 @@ int main(int argc, char **argv)
 	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null_fd < 0)
 		die(1, "cannot open /dev/null: %m");
-	struct policy_config *cfg = load_config(a.config);
-	int rootfd = open(a.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		die(1, "cannot open '%s': %m", a.source);
-	struct audit *audit = open_audit(&a, cfg);
-	struct git_model *model = build_model(rootfd, &a, cfg);
+	/* Both ends pinned first, so that the configuration and the log are
+	 * placed against the tree itself, and nothing is resolved later. */
+	int rootfd = open_source(a.source);
+	struct mount_target target;
+	open_target(&a, rootfd, &target);
+	struct policy_config *cfg = load_config(a.config, rootfd);
+	struct audit *audit = open_audit(&a, cfg, rootfd);
+	struct git_model *model = build_model(rootfd, a.seen_as ? a.seen_as : target.path, cfg);
 	git_model_set_audit(model, audit);
 
 	int r = fs_new(rootfd, &a.fs, model, audit, &fs);
@@ -435,7 +465,7 @@ int main(int argc, char **argv)
 		log_warning("no file handles here (they need CAP_DAC_READ_SEARCH): every inode the kernel "
 		            "holds keeps an fd open, so a tree past the open-file limit gets EMFILE; run as root "
 		            "for large trees");
-	r = fs_mount(fs, a.mountpoint, &err);
+	r = fs_mount(fs, target.mount_arg, &err);
 	if (r < 0)
 		die(1, "cannot mount on '%s': %s", a.mountpoint, err ? err : strerror(-r));
 	if (ready_fd >= 0)
@@ -444,7 +474,8 @@ int main(int argc, char **argv)
 	r = fs_run(fs);
 	if (r < 0)
 		log_error("the mount of '%s' on '%s' failed: %s", a.source, a.mountpoint, strerror(-r));
-	fs_free(fs);
+	fs_free(fs); /* unmounts through target.mount_arg: the pin goes after it */
+	mount_target_close(&target);
 	git_model_free(model);
 	audit_close(audit);
 	policy_config_free(cfg);

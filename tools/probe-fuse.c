@@ -93,7 +93,7 @@ static const char *daemon_note(bool offered)
 		return "oz0fs will not use it: the kernel lets only a daemon with CAP_SYS_ADMIN name backing "
 		       "files, which this process lacks, so every read and write passes through the daemon";
 	return "oz0fs will use it (this process has CAP_SYS_ADMIN): the kernel reads and writes the tree's "
-	       "files itself once oz0fs allowed the open, instead of the writeback cache (-o passthrough=off "
+	       "files itself once oz0fs allowed the open, instead of the daemon (-o passthrough=off "
 	       "keeps the daemon in the path)";
 }
 

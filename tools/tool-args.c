@@ -35,6 +35,8 @@ int tool_args_parse(int argc, char **argv, int min_rest, int max_rest, const cha
 			a->json = true;
 			break;
 		case OPT_CONFIG:
+			if (!*optarg)
+				return usage_error(argv[0], TOOL_ARGS_EMPTY_CONFIG, usage);
 			a->config = optarg;
 			break;
 		case OPT_HELP:

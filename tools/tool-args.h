@@ -7,6 +7,9 @@
 #include <stdbool.h>
 
 #define TOOL_EXIT_USAGE 2
+/* The usage error for "--config ''", in every mode. */
+#define TOOL_ARGS_EMPTY_CONFIG \
+	"--config '': an empty file name: name the configuration file, or leave --config out for the default"
 
 struct tool_args {
 	bool json;

@@ -8,7 +8,7 @@
  * branch ref, a file in $HOME); the tree also holds a link and a FIFO an
  * include may name. The whole configuration is then read. Properties
  * beyond "no crash, no leak, no hang": a success lists only entries of
- * files it read; a failure names a file and a reason; each piece read back
+ * files it read (in the tree, or outside it); a failure names a file and a reason; each piece read back
  * with gitread_file() under a bound taken from the input is its bytes, or
  * -EFBIG exactly when it is longer. */
 #include <errno.h>
@@ -98,7 +98,7 @@ static void check_config(void)
 	for (size_t i = 0; i < c->n_entries; i++) {
 		const struct gitcfg_read_entry *e = &c->entries[i];
 
-		if (e->file < 0 || (size_t)e->file >= c->n_files || c->files[e->file].state != GITCFG_FILE_READ ||
+		if (e->file < 0 || (size_t)e->file >= c->n_files || c->files[e->file].state == GITCFG_FILE_MISSING ||
 		    c->files[e->file].urls_only || !e->name)
 			abort();
 	}

@@ -27,6 +27,8 @@ static void print_entries(const struct gitcfg_config *c)
 	for (size_t i = 0; i < c->n_entries; i++) {
 		const struct gitcfg_read_entry *e = &c->entries[i];
 
+		if (c->files[e->file].dormant) /* git does not apply them now */
+			continue;
 		printf("file:%s%c%s", c->files[e->file].origin, '\0', e->name);
 		if (e->value)
 			printf("\n%s", e->value);
@@ -39,7 +41,8 @@ static void print_files(const struct gitcfg_config *c)
 	for (size_t i = 0; i < c->n_files; i++) {
 		const struct gitcfg_file *f = &c->files[i];
 
-		printf("%s %s%s -> %s\n", state_names[f->state], f->urls_only ? "(urls) " : "", f->origin,
+		printf("%s %s%s%s -> %s\n", state_names[f->state], f->urls_only ? "(urls) " : "",
+		       f->dormant ? "(dormant) " : "", f->origin,
 		       f->path ? f->path : "-");
 	}
 }

@@ -81,6 +81,34 @@ check "new folders and files afterwards" bash -c "for i in \$(seq 1 40); do mkdi
 	echo x >n\$i/config; done"
 check "... stay quiet" no_event n
 
+# A new repository renamed is known by its new name from then on.
+check "a repository made, then renamed" bash -c "git init -q before && mv before after"
+check "a hook planted after the rename" bash -c "echo evil >after/.git/hooks/post-checkout"
+check "... is said under the new path" event dangerous-change after/.git/hooks/post-checkout "git runs it"
+check "... and not under the old one" bash -c "! grep -F '\"event\":\"dangerous-change\",\"path\":\"before/' '$OZ_AUDIT'"
+# git init --separate-git-dir moves .git aside and leaves a .git file there.
+check "git init --separate-git-dir of a new repository" bash -c "git init -q sep &&
+	git init -q --separate-git-dir='$M/sep.git' sep"
+check "... is said as what happened" event new-git-file sep/.git "sep.git"
+check "... with no configuration it cannot read" bash -c "! grep -F 'Not a directory' '$OZ_AUDIT'"
+
+# 10,000 repositories made and removed one after another: each gives its
+# place back, so the last one is followed as the first was. Folders made
+# between them take the inode numbers the removed ones free, as the many
+# other folders of a long run do.
+check "10,000 repositories made and removed" "$OZ_PY" -c "
+import os, shutil
+os.makedirs('$M/churn/keep')
+for i in range(10000):
+    os.makedirs('$M/churn/r/.git/hooks')
+    shutil.rmtree('$M/churn/r')
+    for j in range(3):
+        os.mkdir('$M/churn/keep/%d.%d' % (i, j))
+"
+check "... leave the model following" bash -c "! grep -F '\"untracked\"' '$OZ_AUDIT'"
+check "a hook in the next repository" bash -c "git init -q last && echo evil >last/.git/hooks/pre-commit"
+check "... is still said" event dangerous-change last/.git/hooks/pre-commit "git runs it"
+
 # What was there at start stays protected.
 refused "a hook of the repository there at start" create .git/hooks/pre-commit fsop create "$M/.git/hooks/pre-commit" x
 check "git status" git status --porcelain

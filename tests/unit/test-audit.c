@@ -346,3 +346,94 @@ Test(audit, concurrent_writers_give_whole_lines)
 	cr_assert_eq(count, WRITERS * LINES_EACH);
 	remove_temp(dir, file);
 }
+
+/* The log is an untrusted path: a FIFO must not stall the start (no reader:
+ * open() would wait forever without O_NONBLOCK), a link is not followed,
+ * and only a regular file is kept. */
+Test(audit, only_a_regular_file)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *fifo = temp_path(dir, "fifo"), *sym = NULL, *target = NULL;
+	struct audit *a = NULL;
+	char *msg = NULL;
+
+	cr_assert_neq(asprintf(&sym, "%s/link", dir), -1);
+	cr_assert_neq(asprintf(&target, "%s/target", dir), -1);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(audit_open(AUDIT_FILE, fifo, &a), -EINVAL);
+	cr_assert_eq(audit_open_outside(fifo, -1, &a, &msg), -EINVAL);
+	cr_assert_not_null(strstr(msg, "not a regular file: name a regular file"), "%s", msg);
+	free(msg);
+	cr_assert_eq(audit_open(AUDIT_FILE, dir, &a), -EINVAL);
+	cr_assert_eq(symlink(target, sym), 0);
+	cr_assert_eq(audit_open_outside(sym, -1, &a, &msg), -ELOOP);
+	cr_assert_not_null(strstr(msg, "it is a symbolic link: name the file itself"), "%s", msg);
+	free(msg);
+	cr_assert_eq(access(target, F_OK), -1, "the link's target was made");
+	cr_assert_null(a);
+	unlink(sym);
+	remove_temp(dir, fifo);
+}
+
+/* A reader on the FIFO does not make it a log either. */
+Test(audit, fifo_with_a_reader)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *fifo = temp_path(dir, "fifo");
+	struct audit *a = NULL;
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	_cleanup_close_ int reader = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(reader, 0);
+	cr_assert_eq(audit_open(AUDIT_FILE, fifo, &a), -EINVAL);
+	remove_temp(dir, fifo);
+}
+
+/* A log the agent could truncate through the mount is refused, and one
+ * this open made for the purpose is removed again. */
+Test(audit, refused_inside_the_tree)
+{
+	char tree_dir[] = P_tmpdir "/oz0-audit-tree-XXXXXX";
+	_cleanup_free_ char *made = temp_path(tree_dir, "new.log"), *old = NULL;
+	_cleanup_close_ int tree = open(tree_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct audit *a = NULL;
+	char *msg = NULL;
+
+	cr_assert_geq(tree, 0);
+	cr_assert_eq(audit_open_outside(made, tree, &a, &msg), -EXDEV);
+	cr_assert_not_null(strstr(msg, "inside the tree being mounted"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "keep it outside the tree"), "%s", msg);
+	free(msg);
+	cr_assert_eq(access(made, F_OK), -1, "the refused log was left in the tree");
+	cr_assert_neq(asprintf(&old, "%s/old.log", tree_dir), -1);
+	_cleanup_close_ int fd = open(old, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(audit_open_outside(old, tree, &a, &msg), -EXDEV);
+	free(msg);
+	cr_assert_eq(access(old, F_OK), 0, "a log that was there was removed");
+	cr_assert_null(a);
+	unlink(old);
+	rmdir(tree_dir);
+}
+
+Test(audit, outside_the_tree_appends)
+{
+	char tree_dir[] = P_tmpdir "/oz0-audit-tree-XXXXXX", dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = temp_path(dir, "audit.log"), *text = NULL;
+	struct policy_verdict v = { .rule = "protected", .reason = "r", .path = ".envrc" };
+	struct audit *a = NULL;
+	char *msg = NULL;
+
+	cr_assert_not_null(mkdtemp(tree_dir));
+	_cleanup_close_ int tree = open(tree_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(audit_open_outside(file, tree, &a, &msg), 0, "%s", msg);
+		audit_refusal(a, i ? "second" : "first", &v, 0, 1, 2);
+		audit_close(a);
+	}
+	text = read_all(file);
+	cr_assert_not_null(strstr(text, "\"op\":\"first\""), "%s", text);
+	cr_assert_not_null(strstr(text, "\"op\":\"second\""), "%s", text);
+	remove_temp(dir, file);
+	rmdir(tree_dir);
+}

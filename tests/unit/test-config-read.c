@@ -180,12 +180,119 @@ Test(config_read, hasconfig_pass_reports_its_files_as_urls_only)
 	                   "[includeIf \"hasconfig:remote.*.url:https://nomatch/**\"]\n\tpath = h.cfg\n");
 	put(".git/h.cfg", "[h]\n\tk = v\n");
 	cr_assert_eq(read_config(&c, NULL), 0);
-	cr_assert_eq(c->n_entries, 2);
-	cr_assert_eq(c->n_files, 3);
+	/* weighing the condition runs the URL pass, which reads both files for
+	 * their URLs; then the listing takes the include, which does not hold,
+	 * as dormant */
+	cr_assert_eq(c->n_files, 4);
 	cr_assert_not(c->files[0].urls_only);
 	cr_assert(c->files[1].urls_only);
 	cr_assert_str_eq(c->files[2].origin, ".git/h.cfg");
 	cr_assert(c->files[2].urls_only);
+	cr_assert_str_eq(c->files[3].origin, ".git/h.cfg");
+	cr_assert(c->files[3].dormant);
+	cr_assert_not(c->files[3].urls_only);
+	cr_assert_eq(c->n_entries, 3);
+	cr_assert_str_eq(c->entries[2].name, "h.k");
+	cr_assert(c->files[c->entries[2].file].dormant);
+	gitcfg_config_free(c);
+}
+
+Test(config_read, an_include_whose_condition_does_not_hold_is_read_dormant)
+{
+	struct gitcfg_config *c = NULL;
+
+	put(".git/config", "[includeIf \"onbranch:other\"]\n\tpath = ../b.cfg\n"
+	                   "[includeIf \"gitdir:/nowhere/\"]\n\tpath = ../g.cfg\n"
+	                   "[includeIf \"onbranch:main\"]\n\tpath = ../live.cfg\n");
+	put("b.cfg", "[core]\n\tfsmonitor = ./mon\n[include]\n\tpath = nested.cfg\n");
+	put("nested.cfg", "[x]\n\ty = z\n");
+	put("live.cfg", "[l]\n\tk = v\n");
+	cr_assert_eq(read_config(&c, NULL), 0);
+	cr_assert(file_named(c, ".git/../b.cfg")->dormant);
+	cr_assert(file_named(c, ".git/../nested.cfg")->dormant, "what a dormant file includes is dormant");
+	cr_assert(file_named(c, ".git/../g.cfg")->dormant);
+	cr_assert_eq(file_named(c, ".git/../g.cfg")->state, GITCFG_FILE_MISSING);
+	cr_assert_not(file_named(c, ".git/../live.cfg")->dormant);
+	gitcfg_config_free(c);
+}
+
+Test(config_read, a_dormant_cycle_or_bad_path_fails_nothing_git_reads)
+{
+	struct gitcfg_config *c = NULL;
+
+	/* git dies on these only once the condition holds */
+	put(".git/config", "[includeIf \"onbranch:other\"]\n\tpath = config\n\tpath\n\tpath = ~nosuchuser/x\n");
+	cr_assert_eq(read_config(&c, NULL), 0);
+	cr_assert_geq(c->n_files, 2);
+	gitcfg_config_free(c);
+}
+
+Test(config_read, an_include_outside_is_read_for_what_it_includes_back)
+{
+	_cleanup_free_ char *outside = NULL, *back = NULL;
+	struct gitcfg_config *c = NULL;
+	char dir[] = P_tmpdir "/oz0-config-outside-XXXXXX";
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_geq(asprintf(&outside, "%s/out.cfg", dir), 0);
+	cr_assert_geq(asprintf(&back, "[include]\n\tpath = %s/back.cfg\n[o]\n\tk = v\n", root), 0);
+	f = fopen(outside, "w");
+	cr_assert_not_null(f);
+	fputs(back, f);
+	fclose(f);
+	free(back);
+	cr_assert_geq(asprintf(&back, "[include]\n\tpath = %s\n", outside), 0);
+	put(".git/config", back);
+	put("back.cfg", "[b]\n\tk = v\n");
+	cr_assert_eq(read_config(&c, NULL), 0);
+	cr_assert_eq(file_named(c, outside)->state, GITCFG_FILE_OUTSIDE);
+	cr_assert_eq(file_named(c, outside)->parent, 0);
+	cr_assert_eq(c->n_entries, 4);
+	cr_assert_str_eq(c->entries[1].name, "include.path");
+	cr_assert_str_eq(c->entries[2].name, "b.k");
+	cr_assert_str_eq(c->files[c->entries[2].file].path, "back.cfg");
+	cr_assert_eq(c->files[c->entries[2].file].state, GITCFG_FILE_READ);
+	gitcfg_config_free(c);
+	unlink(outside);
+	rmdir(dir);
+}
+
+Test(config_read, a_path_through_a_link_outside_back_into_the_tree_is_the_tree_file)
+{
+	_cleanup_free_ char *link = NULL, *cfg = NULL;
+	struct gitcfg_config *c = NULL;
+	char dir[] = P_tmpdir "/oz0-config-link-XXXXXX";
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_geq(asprintf(&link, "%s/tree", dir), 0);
+	cr_assert_eq(symlink(root, link), 0);
+	cr_assert_geq(asprintf(&cfg, "[include]\n\tpath = %s/inc.cfg\n\tpath = %s/missing.cfg\n", link, link), 0);
+	put(".git/config", cfg);
+	put("inc.cfg", "[i]\n\tk = v\n");
+	cr_assert_eq(read_config(&c, NULL), 0);
+	cr_assert_eq(c->files[1].state, GITCFG_FILE_READ);
+	cr_assert_str_eq(c->files[1].path, "inc.cfg");
+	cr_assert_eq(c->files[2].state, GITCFG_FILE_MISSING);
+	cr_assert_str_eq(c->files[2].path, "missing.cfg");
+	gitcfg_config_free(c);
+	unlink(link);
+	rmdir(dir);
+}
+
+Test(config_read, a_path_where_git_sees_the_tree_is_in_the_tree)
+{
+	struct gitcfg_read_opts opts = {.root_path = root, .gitdir = ".git", .seen_as = "/workspace"};
+	struct gitcfg_config *c = NULL;
+
+	put(".git/config", "[include]\n\tpath = /workspace/inc.cfg\n"
+	                   "[includeIf \"gitdir:/workspace/\"]\n\tpath = /workspace/g.cfg\n");
+	put("inc.cfg", "[i]\n\tk = v\n");
+	cr_assert_eq(gitcfg_read(rootfd, &opts, &c, NULL), 0);
+	cr_assert_eq(file_named(c, "/workspace/inc.cfg")->state, GITCFG_FILE_READ);
+	cr_assert_str_eq(file_named(c, "/workspace/inc.cfg")->path, "inc.cfg");
+	cr_assert_eq(file_named(c, "/workspace/g.cfg")->state, GITCFG_FILE_MISSING);
+	cr_assert_not(file_named(c, "/workspace/g.cfg")->dormant, "gitdir: matches where git sees the tree");
 	gitcfg_config_free(c);
 }
 

@@ -173,11 +173,11 @@ Test(config, long_component)
 	char name[300];
 	_cleanup_free_ char *text = NULL;
 
-	/* inih holds 200 bytes a line, so the line bound comes first. */
+	/* Longer than inih's 200-byte line: read whole all the same. */
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	cr_assert_neq(asprintf(&text, "[protect]\n\npath = %s\n", name), -1);
-	assert_refused(text, -EINVAL, 3, "line longer than");
+	assert_refused(text, -ENAMETOOLONG, 3, "longer than 255 bytes");
 }
 
 Test(config, unprotect_only_tool_paths)
@@ -367,4 +367,156 @@ Test(config, shipped_example_loads)
 	cr_assert_eq(cfg->n_unprotect, 0);
 	cr_assert_null(cfg->audit_file);
 	policy_config_free(cfg);
+}
+
+/* A string of N copies of UNIT, malloc'd. */
+static char *repeat(const char *unit, size_t n)
+{
+	size_t len = strlen(unit);
+	char *s = malloc(len * n + 1);
+
+	cr_assert_not_null(s);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + i * len, unit, len);
+	s[len * n] = '\0';
+	return s;
+}
+
+static struct policy_config *load_good(const char *text)
+{
+	struct policy_config *cfg = NULL;
+	_cleanup_free_ char *msg = NULL;
+
+	cr_assert_eq(load(text, &cfg, &msg), 0, "%s", msg ? msg : "no message");
+	return cfg;
+}
+
+/* inih (Debian's, INI_MAX_LINE 200) would cut these lines; a path may be
+ * 4,095 bytes, and its line is read whole. */
+Test(config, a_path_of_4095_bytes)
+{
+	_cleanup_free_ char *dirs = repeat("0123456789abcdef/", 240), *text = NULL, *want = NULL;
+	struct policy_config *cfg;
+
+	cr_assert_neq(asprintf(&want, "%s%s", dirs, "last-name-15byt"), -1);
+	cr_assert_eq(strlen(want), 4095);
+	cr_assert_neq(asprintf(&text, "[protect]\npath = %s\n", want), -1);
+	cfg = load_good(text);
+	cr_assert_eq(cfg->n_protect, 1);
+	cr_assert_str_eq(cfg->protect[0], want);
+	policy_config_free(cfg);
+}
+
+Test(config, long_lines_read_as_inih_reads_short_ones)
+{
+	_cleanup_free_ char *word = repeat("abcdefgh", 13), *text = NULL, *path = NULL, *spaced = NULL,
+	                    *want = NULL;
+	struct policy_config *cfg;
+
+	/* Each line past 200 bytes: blanks and a comment around a value; a value
+	 * with blanks, '=', ':' and '[' inside; a comment line; a value continued
+	 * on an indented line (inih's multi-line values); the mark byte itself,
+	 * on a long line and a short one. */
+	cr_assert_neq(asprintf(&path, "%s/%s", word, word), -1);
+	cr_assert_neq(asprintf(&spaced, "%s with = and : and [x] %s", word, word), -1);
+	cr_assert_neq(asprintf(&text,
+	                       "; %s = : [ ] # ; %s\n"
+	                       "[protect]\n"
+	                       "   path   =   %s/a   ; a comment %s\n"
+	                       "path = %s\n"
+	                       "path = b\n"
+	                       "  %s/c\n"
+	                       "path = %s\x01z\n"
+	                       "path = short\x01" "0\n",
+	                       path, path, path, path, spaced, path, path),
+	              -1);
+	cfg = load_good(text);
+	cr_assert_eq(cfg->n_protect, 6);
+	cr_assert_neq(asprintf(&want, "%s/a", path), -1);
+	cr_assert_str_eq(cfg->protect[0], want);
+	cr_assert_str_eq(cfg->protect[1], spaced);
+	cr_assert_str_eq(cfg->protect[2], "b");
+	free(want);
+	cr_assert_neq(asprintf(&want, "%s/c", path), -1);
+	cr_assert_str_eq(cfg->protect[3], want);
+	free(want);
+	cr_assert_neq(asprintf(&want, "%s\x01z", path), -1);
+	cr_assert_str_eq(cfg->protect[4], want);
+	cr_assert_str_eq(cfg->protect[5], "short\x01" "0");
+	policy_config_free(cfg);
+}
+
+Test(config, long_lines_keep_errors_and_line_numbers)
+{
+	_cleanup_free_ char *key = repeat("k", 300), *path = repeat("dir/", 60), *text = NULL,
+	                    *semis = repeat("a ;", 150);
+
+	cr_assert_neq(asprintf(&text, "[protect]\n%s = x\n", key), -1);
+	assert_refused(text, -EINVAL, 2, key); /* the key is named whole */
+	free(text);
+	cr_assert_neq(asprintf(&text, "[protect]\npath = /%s\n", path), -1);
+	assert_refused(text, -EINVAL, 2, "is absolute");
+	free(text);
+	cr_assert_neq(asprintf(&text, "[protect]\npath = %s\njust words\n", path), -1);
+	assert_refused(text, -EINVAL, 3, "expected");
+	free(text);
+	cr_assert_neq(asprintf(&text, "[protect]\npath = %s\n", semis), -1);
+	assert_refused(text, -EINVAL, 2, "too long to read");
+	free(text);
+	cr_assert_neq(asprintf(&text, "\xef\xbb\xbf[protect] ; %s\npath = /x\n", path), -1);
+	assert_refused(text, -EINVAL, 2, "is absolute"); /* a byte order mark before a long first line */
+}
+
+Test(config, empty_file_name)
+{
+	struct policy_config *cfg = NULL;
+	_cleanup_free_ char *msg = NULL;
+
+	cr_assert_eq(policy_config_load("", &cfg, &msg), -EINVAL);
+	cr_assert_null(cfg);
+	cr_assert_str_eq(msg, "the configuration file's name is empty: name a file");
+}
+
+/* The tree is DIR; OUTSIDE a folder beside it. */
+Test(config, refused_inside_the_tree)
+{
+	char outside[] = P_tmpdir "/oz0-config-out-XXXXXX";
+	_cleanup_free_ char *sub = NULL, *inner = NULL, *sym = NULL, *hard = NULL, *copy = NULL;
+	_cleanup_close_ int tree = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct policy_config *cfg = NULL;
+	char *msg = NULL;
+
+	cr_assert_geq(tree, 0);
+	cr_assert_not_null(mkdtemp(outside));
+	cr_assert_neq(asprintf(&sub, "%s/sub", dir), -1);
+	cr_assert_neq(asprintf(&inner, "%s/inner.conf", sub), -1);
+	cr_assert_neq(asprintf(&sym, "%s/link.conf", outside), -1);
+	cr_assert_neq(asprintf(&hard, "%s/hard.conf", outside), -1);
+	cr_assert_neq(asprintf(&copy, "%s/copy.conf", outside), -1);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	write_file("[protect]\npath = x\n", 19);
+	cr_assert_eq(rename(file, inner), 0);
+
+	cr_assert_eq(policy_config_load_outside(inner, tree, &cfg, &msg), -EXDEV);
+	cr_assert_null(cfg);
+	cr_assert_not_null(strstr(msg, "inner.conf: inside the tree being mounted"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "keep the configuration outside the tree"), "%s", msg);
+	free(msg);
+	cr_assert_eq(symlink(inner, sym), 0);
+	cr_assert_eq(policy_config_load_outside(sym, tree, &cfg, &msg), -EXDEV);
+	cr_assert_not_null(strstr(msg, "inside the tree being mounted"), "%s", msg);
+	free(msg);
+	cr_assert_eq(link(inner, hard), 0);
+	cr_assert_eq(policy_config_load_outside(hard, tree, &cfg, &msg), -EXDEV);
+	cr_assert_not_null(strstr(msg, "hard.conf: a hard link"), "%s", msg);
+	free(msg);
+	cr_assert_eq(unlink(hard), 0);
+	cr_assert_eq(rename(inner, copy), 0); /* now outside: the link dangles */
+	cr_assert_eq(policy_config_load_outside(copy, tree, &cfg, &msg), 0, "%s", msg);
+	cr_assert_eq(cfg->n_protect, 1);
+	policy_config_free(cfg);
+	unlink(sym);
+	unlink(copy);
+	rmdir(outside);
+	rmdir(sub);
 }

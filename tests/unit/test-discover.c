@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "git/discover.h"
@@ -90,4 +92,36 @@ Test(discover, too_long)
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	expect("", name, "invalid:it is longer than a path may be");
+}
+
+Test(discover, out_and_back_in_by_its_own_name)
+{
+	expect("sub", "../../tree/.git/modules/x", "in:.git/modules/x");
+	expect("", "../tree/y", "in:y");
+	expect("a/b", "../../../../t/tree/z", "in:z");
+	expect("", "/t/other/../tree/w", "in:w");
+	expect("", "../tree2/y", "outside");
+}
+
+Test(discover, out_and_back_in_through_a_link_outside)
+{
+	char dir[] = P_tmpdir "/oz0-discover-XXXXXX";
+	_cleanup_free_ char *tree = NULL, *link = NULL, *pointer = NULL, *out = NULL;
+	const char *why = NULL;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_geq(asprintf(&tree, "%s/tree", dir), 0);
+	cr_assert_geq(asprintf(&link, "%s/way-in", dir), 0);
+	cr_assert_eq(mkdir(tree, 0755), 0);
+	cr_assert_eq(symlink("tree", link), 0);
+	cr_assert_geq(asprintf(&pointer, "%s/.git/modules/m", link), 0);
+	cr_assert_eq(discover_resolve(tree, NULL, "", pointer, strlen(pointer), &out, &why), 1);
+	cr_assert_str_eq(out, ".git/modules/m");
+	free(out);
+	out = NULL;
+	cr_assert_eq(discover_resolve(tree, NULL, "sub", "../../way-in/g", 14, &out, &why), 1);
+	cr_assert_str_eq(out, "g");
+	unlink(link);
+	rmdir(tree);
+	rmdir(dir);
 }

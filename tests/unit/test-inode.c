@@ -106,6 +106,21 @@ Test(inode, same_object_same_inode)
 	cr_assert_eq(inode_table_count(table), 0);
 }
 
+Test(inode, hold_takes_one_more_reference)
+{
+	new_table(16, true);
+	write_file("a", "x");
+	struct inode *a = lookup(inode_table_root(table), "a");
+	inode_hold(table, a);
+	inode_forget(table, a, 1);
+	cr_assert_eq(inode_table_count(table), 1, "the held reference keeps it");
+	cr_assert_eq(lookup(inode_table_root(table), "a"), a, "still the same inode");
+	inode_forget(table, a, 2);
+	cr_assert_eq(inode_table_count(table), 0);
+	inode_hold(table, inode_table_root(table));
+	inode_forget(table, inode_table_root(table), 1); /* the root stays whatever is asked */
+}
+
 Test(inode, lookup_does_not_follow_links)
 {
 	new_table(16, true);

@@ -176,3 +176,49 @@ Test(live, past_the_bound_it_says_so_once)
 	/* The tree's own .git is followed too. */
 	cr_expect_eq(lines_with("new-git-dir", ""), 4095);
 }
+
+Test(live, a_removed_folder_gives_its_place_back)
+{
+	start();
+	cr_assert_eq(mkdirat(fixture_rootfd, "keep", 0755), 0);
+	for (int i = 1; i <= 4100; i++) {
+		char kept[32];
+
+		cr_assert_eq(mkdirat(fixture_rootfd, "r", 0755), 0);
+		cr_assert_eq(mkdirat(fixture_rootfd, "r/.git", 0755), 0);
+		note("r", ".git");
+		git_model_forget(model, id_at(fixture_rootfd, "r/.git"));
+		cr_assert_eq(unlinkat(fixture_rootfd, "r/.git", AT_REMOVEDIR), 0);
+		cr_assert_eq(unlinkat(fixture_rootfd, "r", AT_REMOVEDIR), 0);
+		/* a folder kept between takes the freed inode number */
+		snprintf(kept, sizeof(kept), "keep/%d", i);
+		cr_assert_eq(mkdirat(fixture_rootfd, kept, 0755), 0);
+	}
+	cr_expect_eq(lines_with("\"untracked\"", ""), 0);
+	fixture_sh("git init -q last");
+	note("last", ".git");
+	fixture_sh("git -C last config core.fsmonitor ./x");
+	note("last/.git", "config");
+	cr_expect_eq(lines_with("\"dangerous-change\",\"path\":\"last/.git\"", "core.fsmonitor = ./x"), 1);
+}
+
+Test(live, a_renamed_repository_is_known_by_its_new_path)
+{
+	_cleanup_close_ int root = -1;
+	struct stat st;
+
+	start();
+	fixture_sh("git init -q before");
+	note("before", ".git");
+	fixture_sh("mv before after");
+	root = openat(fixture_rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(root, 0);
+	cr_assert_eq(fstatat(root, "after", &st, AT_SYMLINK_NOFOLLOW), 0);
+	git_model_renamed(model, root, "before", root, "after",
+	                  (struct policy_id){.dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino}, true);
+	fixture_sh("git -C after config core.fsmonitor ./x");
+	note("after/.git", "config");
+	cr_expect_eq(lines_with("\"dangerous-change\",\"path\":\"after/.git\"", "core.fsmonitor = ./x"), 1);
+	cr_expect_eq(lines_with("Not a directory", ""), 0);
+	cr_expect_eq(lines_with("\"dangerous-change\",\"path\":\"before", ""), 0);
+}

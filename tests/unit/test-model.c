@@ -886,6 +886,28 @@ Test(model, configured_programs)
 	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "x.sh"), POLICY_RULE_MISSING);
 }
 
+Test(model, configured_programs_in_other_spellings)
+{
+	git_init();
+	fixture_sh("mkdir tools && touch a1.sh a2.sh pg.sh cred2.sh tools/cred tools/rh");
+	fixture_sh("printf '[alias \"x\"]\\n\\ty = !./a1.sh\\n[alias.Y]\\n\\tz = !./a2.sh\\n"
+	           "[pager \"x\"]\\n\\ty = ./pg.sh\\n' >>.git/config");
+	fixture_sh("git config credential.helper tools/cred && git config --add credential.helper 'x; ./cred2.sh' && "
+	           "git config --add credential.helper store && git config remote.r.vcs tools/rh && "
+	           "git config 'url.ext::./urlcmd.sh %%S.insteadOf' https://example.invalid/");
+	build(NULL);
+	cr_assert_eq(flags_of("a1.sh"), CA);
+	cr_assert_eq(flags_of("a2.sh"), CA);
+	cr_assert_eq(flags_of("pg.sh"), CA);
+	cr_assert_eq(flags_of("cred2.sh"), CA);
+	/* git runs git credential-tools/cred: git-credential-tools/cred at the top */
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "git-credential-tools"), POLICY_RULE_MISSING);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "git-remote-tools"), POLICY_RULE_MISSING);
+	cr_assert_eq(flags_of("tools/cred"), 0, "git never runs tools/cred itself");
+	cr_assert_eq(flags_of("tools/rh"), 0);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "urlcmd.sh"), POLICY_RULE_MISSING);
+}
+
 Test(model, configured_program_in_every_work_tree)
 {
 	git_init();
