@@ -66,12 +66,7 @@ struct finder {
 	int error;
 };
 
-/* find.c: what a reading holds and notes, and how it parses. */
-/* Parses TEXT as sh reads it. On a syntax error or past a bound, *ERR says
- * what (err->code is 0 otherwise) and *AST holds the complete commands
- * before it, which sh has run by then (NULL when there are none). Returns 0,
- * or -ENOMEM. */
-int finder_parse(const char *text, size_t len, const char *origin, struct shell_ast **ast, struct shell_error *err);
+/* find.c: what a reading holds and notes. */
 void finder_note(struct finder *f, enum shell_note_kind kind, uint32_t pos, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void finder_hold(struct finder *f, const char *folder, const char *path, uint32_t pos);

@@ -27,7 +27,7 @@ static void read_line(struct finder *f, const char *text, uint32_t pos)
 		finder_note(f, SHELL_NOTE_BOUND_NESTING, pos, "lines nested too deeply are not read");
 		return;
 	}
-	k = finder_parse(text, strlen(text), "nested", &ast, &err);
+	k = shell_parse_runs(text, strlen(text), "nested", &ast, &err);
 	if (k == -ENOMEM) {
 		f->error = k;
 		return;

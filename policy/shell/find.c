@@ -186,17 +186,6 @@ bool finder_exists(struct finder *f, const char *path)
 
 /* ---- entry ---- */
 
-int finder_parse(const char *text, size_t len, const char *origin, struct shell_ast **ast, struct shell_error *err)
-{
-	struct shell_error prefix;
-	int k = shell_parse(text, len, origin, ast, err);
-
-	if (k >= 0 || k == -ENOMEM || err->complete == 0)
-		return k == -ENOMEM ? k : 0;
-	k = shell_parse(text, err->complete, origin, ast, &prefix);
-	return k == -ENOMEM ? k : 0;
-}
-
 static void finder_reset(struct finder *f)
 {
 	f->st = (struct state){0};
@@ -253,7 +242,7 @@ int shell_find(const char *buf, size_t len, const char *origin, const struct she
 		free(f.asts);
 		return -ENOMEM;
 	}
-	k = finder_parse(buf, len, origin, &ast, &err);
+	k = shell_parse_runs(buf, len, origin, &ast, &err);
 	if (k == -ENOMEM) {
 		finder_done(&f);
 		free(f.out);

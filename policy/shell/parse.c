@@ -814,6 +814,18 @@ int shell_parse(const char *buf, size_t len, const char *origin, struct shell_as
 	return 0;
 }
 
+int shell_parse_runs(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
+{
+	struct shell_error prefix;
+	int k = shell_parse(buf, len, origin, out, err);
+
+	if (k >= 0 || k == -ENOMEM || err->complete == 0)
+		return k == -ENOMEM ? k : 0;
+	/* the prefix is whole commands, which parse on their own */
+	k = shell_parse(buf, err->complete, origin, out, &prefix);
+	return k == -ENOMEM ? k : 0;
+}
+
 struct shell_ast *shell_ast_free(struct shell_ast *ast)
 {
 	if (ast) {

@@ -12,6 +12,12 @@
  * or a NUL byte, -E2BIG for a line past one of the bounds in ast.h,
  * -ENOMEM. ORIGIN names the line's source for the caller's messages. */
 int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err);
+/* Parses what sh runs of LEN bytes of BUF: the whole line, or, when it is
+ * not valid sh to its end, its complete commands before the error, which sh
+ * has run by the time it meets it. Returns 0 with *OUT that tree (NULL when
+ * nothing runs) and *ERR what stopped the reading (err->code is 0 when
+ * nothing did), or -ENOMEM. */
+int shell_parse_runs(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err);
 struct shell_ast *shell_ast_free(struct shell_ast *ast);
 
 /* The value of a word made only of literal and quoted text, allocated in the

@@ -293,6 +293,30 @@ Test(shell_parse, an_error_says_what_ran_before_it)
 	}
 }
 
+/* shell_parse_runs gives the tree of what sh runs: all of a valid line, the
+ * complete commands before an error, or nothing. */
+Test(shell_parse, what_runs_of_a_line)
+{
+	struct shell_ast *ast = NULL;
+	struct shell_error err;
+
+	cr_assert_eq(shell_parse_runs("a; b", 4, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, 0);
+	cr_assert_not_null(ast);
+	shell_ast_free(ast);
+	cr_assert_eq(shell_parse_runs("a\nb\nfi\nc", 8, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, -EINVAL);
+	cr_assert_eq(err.pos, 4);
+	cr_assert_not_null(ast);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->words), "a");
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "b");
+	cr_assert_null(ast->body->next->next);
+	shell_ast_free(ast);
+	cr_assert_eq(shell_parse_runs("a; fi", 5, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, -EINVAL);
+	cr_assert_null(ast);
+}
+
 Test(shell_parse, bound_on_input_size)
 {
 	size_t len = SHELL_MAX_INPUT + 1;
