@@ -771,18 +771,20 @@ int shell_parse_nested(struct shell_reader *r, const char *text, size_t len, uin
 }
 
 /* A line with bash's own syntax and with what only dash reads is read by
- * neither shell: each stops at the first it cannot read, and has run the
- * complete commands before it. */
+ * neither shell: each stops at the first it cannot read, or at a syntax
+ * error before it, and has run the complete commands before that. Returns
+ * the line's error code, 0 when it is read. */
 static int mixed_dialects(struct shell_reader *r)
 {
 	const struct shell_dialects *s = r->dialects;
 	enum shell_dialect later = s->pos[SHELL_BASH_ONLY] > s->pos[SHELL_DASH_ONLY] ? SHELL_BASH_ONLY : SHELL_DASH_ONLY;
 
 	if (!s->seen[SHELL_BASH_ONLY] || !s->seen[SHELL_DASH_ONLY])
-		return 0;
+		return r->err->code;
 	shell_reader_fail(r, -EINVAL, s->pos[later], "bash's own syntax with syntax only dash reads");
-	r->err->complete = s->complete[later];
-	return -EINVAL;
+	if (r->err->complete > s->complete[later])
+		r->err->complete = s->complete[later];
+	return r->err->code;
 }
 
 int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
@@ -805,8 +807,9 @@ int shell_parse(const char *buf, size_t len, const char *origin, struct shell_as
 	}
 	r.arena = ast->arena;
 	r.nodes = &ast->nodes;
-	if (parse_list(&r, &ast->body) < 0 || peek(&r, &t) < 0 ||
-	    (t->kind != SHELL_TOK_EOF && fail_at(&r, t, "unexpected token") < 0) || mixed_dialects(&r) < 0) {
+	if (parse_list(&r, &ast->body) == 0 && peek(&r, &t) == 0 && t->kind != SHELL_TOK_EOF)
+		fail_at(&r, t, "unexpected token");
+	if (mixed_dialects(&r) < 0) {
 		shell_ast_free(ast);
 		return err->code;
 	}

@@ -280,6 +280,8 @@ Test(shell_parse, an_error_says_what_ran_before_it)
 		{"cat <<E\nbody\nE\n{ }", 15},
 		{"a && \nb\n)", 8},
 		{"echo $(a\nb", 0},
+		/* dash stops at '|&', bash at 'f() d': neither reaches the quote */
+		{"a\nb |& c\nf() d\ne\n'", 9},
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
