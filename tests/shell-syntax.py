@@ -109,7 +109,8 @@ def known_diffs(src):
 
 
 def show(record):
-    return record.decode("utf-8", "backslashreplace").replace("\n", "\\n")
+    """The record as a Python bytes literal's body: every byte can be told back."""
+    return repr(record)[2:-1]
 
 
 def judge(n, name, records, dump, known):

@@ -74,6 +74,11 @@ void shell_reader_mark(struct shell_reader *r, enum shell_dialect d, size_t pos)
 	}
 }
 
+bool shell_reader_closed(const struct shell_reader *r, size_t from, const char *what, size_t n)
+{
+	return from <= r->look && memmem(r->buf + from, r->look - from, what, n);
+}
+
 int shell_reader_enter(struct shell_reader *r, size_t pos)
 {
 	if (r->depth >= SHELL_MAX_DEPTH)
@@ -410,7 +415,7 @@ static int lex_dollar(struct shell_reader *r, enum word_mode mode, struct shell_
 	r->pos++;
 	n = param_name_len(r, false);
 	/* bash's old $[...] arithmetic: without a ']' it refuses the line */
-	if (c == '[' && !memchr(r->buf + r->pos, ']', r->len - r->pos))
+	if (c == '[' && !shell_reader_closed(r, r->pos, "]", 1))
 		shell_reader_mark(r, SHELL_DASH_ONLY, start);
 	if (n == 0)
 		return 0; /* a lone '$' is literal */
@@ -876,7 +881,7 @@ static int heredoc_read(struct shell_reader *r, struct shell_heredoc *h)
 	}
 	{
 		struct shell_reader sub = {
-			.buf = l.text, .len = l.len, .base = start, .arena = r->arena,
+			.buf = l.text, .len = l.len, .look = l.len, .base = start, .arena = r->arena,
 			.nodes = r->nodes, .depth = r->depth, .err = r->err, .dialects = r->dialects,
 			.in_backquote = r->in_backquote,
 		};

@@ -68,6 +68,7 @@ struct shell_heredoc {
 struct shell_reader {
 	const char *buf;
 	size_t len, pos;
+	size_t look; /* the line's length: LEN, or more when reading a prefix of it */
 	uint32_t base; /* offset of buf in the outermost line, for positions */
 	struct shell_arena *arena;
 	size_t *nodes;            /* shared by nested readers */
@@ -86,6 +87,10 @@ int shell_reader_fail(struct shell_reader *r, int code, size_t pos, const char *
 void *shell_reader_node(struct shell_reader *r, size_t size);
 /* Records that the line holds syntax of dialect D at POS. */
 void shell_reader_mark(struct shell_reader *r, enum shell_dialect d, size_t pos);
+/* Whether the N bytes of WHAT stand in the line at FROM or later, past the
+ * end of a prefix being read too: bash reads some constructs up to their
+ * closing bracket, however far. */
+bool shell_reader_closed(const struct shell_reader *r, size_t from, const char *what, size_t n);
 /* Enters one level of nesting; fails past SHELL_MAX_DEPTH. */
 int shell_reader_enter(struct shell_reader *r, size_t pos);
 

@@ -270,7 +270,7 @@ static void mark_open_subscript(struct shell_reader *r, const struct shell_word 
 		return;
 	while (n < r->len && is_name_char(r->buf[n]))
 		n++;
-	if (n < r->len && r->buf[n] == '[' && !memchr(r->buf + n, ']', r->len - n))
+	if (n < r->len && r->buf[n] == '[' && !shell_reader_closed(r, n, "]", 1))
 		shell_reader_mark(r, SHELL_DASH_ONLY, at);
 }
 
@@ -281,7 +281,7 @@ static void mark_open_test(struct shell_reader *r, const struct shell_word *w)
 	const char *name = shell_lex_word_literal(r->arena, w);
 	size_t end = w->end - r->base;
 
-	if (name && strcmp(name, "[[") == 0 && !memmem(r->buf + end, r->len - end, "]]", 2))
+	if (name && strcmp(name, "[[") == 0 && !shell_reader_closed(r, end, "]]", 2))
 		shell_reader_mark(r, SHELL_DASH_ONLY, w->pos - r->base);
 }
 
@@ -757,7 +757,7 @@ int shell_parse_subst(struct shell_reader *r, struct shell_cmd **out)
 int shell_parse_nested(struct shell_reader *r, const char *text, size_t len, uint32_t base, struct shell_cmd **out)
 {
 	struct shell_reader sub = {
-		.buf = text, .len = len, .base = base, .arena = r->arena,
+		.buf = text, .len = len, .look = len, .base = base, .arena = r->arena,
 		.nodes = r->nodes, .depth = r->depth, .err = r->err, .dialects = r->dialects,
 		.in_backquote = true,
 	};
@@ -787,11 +787,13 @@ static int mixed_dialects(struct shell_reader *r)
 	return r->err->code;
 }
 
-int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
+/* Parses the first LEN bytes of the line BUF, which holds LOOK. */
+static int parse_line(const char *buf, size_t len, size_t look, const char *origin, struct shell_ast **out,
+		      struct shell_error *err)
 {
 	struct shell_ast *ast;
 	struct shell_dialects dialects = {0};
-	struct shell_reader r = {.buf = buf, .len = len, .err = err, .dialects = &dialects};
+	struct shell_reader r = {.buf = buf, .len = len, .look = look, .err = err, .dialects = &dialects};
 	struct shell_token *t;
 
 	*err = (struct shell_error){.origin = origin};
@@ -817,6 +819,11 @@ int shell_parse(const char *buf, size_t len, const char *origin, struct shell_as
 	return 0;
 }
 
+int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
+{
+	return parse_line(buf, len, len, origin, out, err);
+}
+
 int shell_parse_runs(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
 {
 	struct shell_error prefix;
@@ -824,8 +831,8 @@ int shell_parse_runs(const char *buf, size_t len, const char *origin, struct she
 
 	if (k >= 0 || k == -ENOMEM || err->complete == 0)
 		return k == -ENOMEM ? k : 0;
-	/* the prefix is whole commands, which parse on their own */
-	k = shell_parse(buf, err->complete, origin, out, &prefix);
+	/* the prefix is whole commands, read as part of the line */
+	k = parse_line(buf, err->complete, len, origin, out, &prefix);
 	return k == -ENOMEM ? k : 0;
 }
 

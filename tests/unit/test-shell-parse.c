@@ -314,6 +314,13 @@ Test(shell_parse, what_runs_of_a_line)
 	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "b");
 	cr_assert_null(ast->body->next->next);
 	shell_ast_free(ast);
+	/* the prefix is read as part of its line: bash reads 'f[' up to the ']'
+	 * after the error, so it does not refuse the prefix with '|&' in it */
+	cr_assert_eq(shell_parse_runs("a |& b\nf[o=i\n&\n]", 16, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, -EINVAL);
+	cr_assert_not_null(ast);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "f[o=i");
+	shell_ast_free(ast);
 	cr_assert_eq(shell_parse_runs("a; fi", 5, "test", &ast, &err), 0);
 	cr_assert_eq(err.code, -EINVAL);
 	cr_assert_null(ast);
