@@ -344,19 +344,40 @@ static size_t param_name_len(const struct shell_reader *r, bool braced)
 
 /* ${...}: an optional # or ! prefix, the name, and the operator's word up to
  * the matching brace (read as a word, since $(...) inside it runs). */
+/* After ${NAME dash reads an operator, one of ":-+?=%#" or the closing
+ * brace; any other character there it drops, and reads on without it:
+ * '${a${b}&}' is '${a{b}' then '&}' to dash. Such a word is a bad
+ * substitution, which neither shell expands (bash reads it whole, and its
+ * own operators there, '/', '^', ',', '[', '@', are literal to us), so we
+ * read it as dash does. After ':' dash drops the next character too, but
+ * bash reads '${a:$(x)}' as a substring and runs x: that we read as bash
+ * does. R->pos is just after the name. */
+static void skip_dropped_by_dash(struct shell_reader *r)
+{
+	int c = peek_at(r, 0);
+
+	if (c >= 0 && !strchr("}:-+?=%#", c))
+		r->pos++;
+}
+
 static int lex_brace_param(struct shell_reader *r, struct shell_part *p)
 {
 	size_t start = r->pos, n;
+	bool prefixed = false;
 	int c;
 
 	r->pos += 2;
 	c = peek_at(r, 0);
-	if ((c == '#' || c == '!') && peek_at(r, 1) != '}' && (is_name_start(peek_at(r, 1)) || peek_at(r, 1) > 0))
+	if ((c == '#' || c == '!') && peek_at(r, 1) != '}' && (is_name_start(peek_at(r, 1)) || peek_at(r, 1) > 0)) {
 		r->pos++;
+		prefixed = true;
+	}
 	n = param_name_len(r, true);
 	if (part_set_text(r, p, r->buf + r->pos, n) < 0)
 		return r->err->code;
 	r->pos += n;
+	if (n > 0 && !prefixed)
+		skip_dropped_by_dash(r);
 	if (lex_parts(r, MODE_PARAM, &p->parts) < 0)
 		return r->err->code;
 	if (peek_at(r, 0) != '}')

@@ -247,6 +247,25 @@ Test(shell_parse, backquotes_read_as_dash_reads_them)
 	assert_refused("echo `a | fi`", 13, -EINVAL, 10);
 }
 
+/* dash drops the character after ${NAME that is no operator, and reads on
+ * without it: '${a${b}' is '${a{b}' and the next '}' closes it. It runs
+ * what follows (bash runs nothing of the bad substitution), so we read it
+ * as dash does; after ':' bash reads a substring whose expansions run. */
+Test(shell_parse, what_dash_drops_after_a_name)
+{
+	struct shell_ast *ast = parse_ok("echo ${a${b}& tools/x }");
+
+	cr_assert(ast->body->background);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "tools/x");
+	shell_ast_free(ast);
+	ast = parse_ok("echo ${a:$(tools/y)}");
+	cr_assert_eq(ast->body->words->next->parts->parts->next->kind, SHELL_PART_CMDSUBST);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->words->next->parts->parts->next->body->words), "tools/y");
+	shell_ast_free(ast);
+	/* dash refuses the '}' left over, bash the function body */
+	assert_refused("f() echo ${a${b}&}", 18, -EINVAL, 17);
+}
+
 /* 'function' without a name after it is a program, as dash reads it. */
 Test(shell_parse, function_without_a_name_is_a_program)
 {
