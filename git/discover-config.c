@@ -18,8 +18,8 @@
 #include "git/config-read.h"
 #include "git/discover.h"
 #include "git/model-internal.h"
-#include "policy/shell-find.h"
-#include "policy/shell.h"
+#include "policy/shell/find.h"
+#include "policy/shell/parse.h"
 
 enum value_kind {
 	VALUE_COMMAND, /* a shell line git runs (a boolean value names none) */
@@ -240,12 +240,12 @@ static int dashed_path(const char *line, size_t len, const char *origin, char **
 	struct shell_error err;
 	const struct shell_cmd *cmd;
 	const char *word;
-	int r = shell_parse(line, len, origin, &ast, &err);
+	int r = shell_parse_runs(line, len, origin, &ast, &err);
 
 	*path = NULL;
-	if (r == -ENOMEM)
+	if (r < 0)
 		return r;
-	if (r < 0) /* sh runs nothing of a line it cannot read */
+	if (!ast) /* sh runs nothing of the line */
 		return 0;
 	cmd = first_simple(ast->body);
 	word = cmd && cmd->words && cmd->words->next ? shell_word_static(ast, cmd->words->next) : NULL;

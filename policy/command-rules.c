@@ -6,8 +6,8 @@
 
 #include "common/cleanup.h"
 #include "policy/command-rules.h"
-#include "policy/shell-programs.h"
-#include "policy/shell.h"
+#include "policy/shell/parse.h"
+#include "policy/shell/programs.h"
 
 /* sh -c lines inside sh -c lines, each checked. */
 #define MAX_NESTED_SCRIPTS 16

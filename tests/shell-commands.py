@@ -10,7 +10,7 @@
 
 A word is static when it is made only of literal and quoted text: no
 expansion, no unquoted glob character opening a pattern, no tilde prefix,
-the same rule as policy/shell-parse.c's shell_word_static().
+the same rule as policy/shell/parse.c's shell_word_static().
 """
 import json
 import re

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell.h"
+#include "policy/shell/parse.h"
 
 static void dump_cmds(struct shell_ast *ast, const struct shell_cmd *c);
 

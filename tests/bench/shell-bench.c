@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-find.h"
+#include "policy/shell/find.h"
 
 /* Bounds on what the benchmark reads: the table and corpus are far below. */
 #define BENCH_MAX_LINES   8192

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "policy/command-rules.h"
-#include "policy/shell-find.h"
+#include "policy/shell/find.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

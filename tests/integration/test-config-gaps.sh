@@ -17,7 +17,9 @@
 #    name or through a link outside the tree;
 #  - submodules nested nine deep: the tree mounts, the deep part read-only;
 #  - an include outside the tree that includes a file back inside it, and an
-#    include named by the mount point's path (where git sees the tree).
+#    include named by the mount point's path (where git sees the tree);
+#  - a configured line that is not valid sh to its end: sh runs its complete
+#    commands before the error, and nothing after it.
 . "$(dirname "$0")/lib.sh"
 
 # mark NAME: a script body that leaves the mark NAME when it runs.
@@ -92,6 +94,23 @@ make_helpers() {
 	proved remote-helper git fetch -q rh
 }
 
+# An alias and core.sshCommand whose second line is a syntax error: sh runs
+# the first line, then stops.
+make_invalid_lines() {
+	executable inv-alias.sh invalid-alias
+	executable inv-ssh.sh invalid-ssh
+	executable inv-never.sh never
+	printf '[alias]\n\tinv = "!./inv-alias.sh\\nif then fi\\n./inv-never.sh"\n' >>.git/config
+	printf '[core]\n\tsshCommand = "./inv-ssh.sh\\n{ }"\n' >>.git/config
+	proved invalid-alias git inv
+	proved invalid-ssh git ls-remote ssh://example.invalid/r
+	if [ -e "$T/ran/never" ]; then
+		tap_not_ok "sh stops at the error" "$(cat "$T/ran/never")"
+	else
+		tap_ok "sh stops at the error"
+	fi
+}
+
 # A repository whose .git file leaves the tree and comes back: by name
 # (../../src/gd from back/) and through a link outside ($T/way-in -> src).
 make_out_and_back() {
@@ -152,6 +171,10 @@ attacks() {
 	refused "the file an outside include names back in the tree" write back.cfg \
 		fsop append "$M/back.cfg" "[core]"
 	refused "the program that file names" write back.sh fsop append "$M/back.sh" evil
+	refused "the program before an alias's syntax error" write inv-alias.sh fsop append "$M/inv-alias.sh" evil
+	refused "the program before core.sshCommand's syntax error" write inv-ssh.sh \
+		fsop append "$M/inv-ssh.sh" evil
+	check "the program after the error, which sh never runs" fsop append "$M/inv-never.sh" ok
 	check "a decoy beside the aliases" fsop append "$M/al-decoy.sh" ok
 	check "the nearby tools/cred, which git does not run" fsop append "$M/tools/cred" ok
 	check "a decoy beside the git dirs" fsop create "$M/gd-decoy" ok
@@ -195,6 +218,7 @@ cd "$T/src"
 make_aliases
 make_dormant_include
 make_helpers
+make_invalid_lines
 make_out_and_back
 make_outside_include
 make_deep_submodules

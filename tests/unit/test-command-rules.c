@@ -101,3 +101,20 @@ Test(command_rules, shell_features_need_an_explicit_sh_c)
 	JUDGE("unreadable-script", "sh", "-c", "echo 'open");
 	JUDGE("allowed", "sh", "-c", "ls | grep x > out");
 }
+
+/* A script no shell can run is refused as what cannot be read (fail
+ * closed), whether its fault is a reserved word out of place, a construct
+ * left empty or one left open; a nested sh -c line the same. */
+Test(command_rules, scripts_that_are_not_valid_shell)
+{
+	static const char *const scripts[] = {
+		"if then fi", "while do done", "for in", "case x in a) true;;", "{ }", "( )", "$(ls",
+		"true && fi", "ls | done", "then ls", ";; ls", "&& ls", "ls && || ls",
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(scripts); i++)
+		cr_expect_str_eq(judge(&rules, (const char *const[]){"sh", "-c", scripts[i], NULL}), "unreadable-script",
+				 "sh -c '%s'", scripts[i]);
+	JUDGE("unreadable-script", "sh", "-c", "bash -c 'if then fi'");
+	JUDGE("allowed", "sh", "-c", "if true; then ls; fi; echo fi done");
+}

@@ -911,6 +911,26 @@ Test(model, configured_programs_in_other_spellings)
 	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "urlcmd.sh"), POLICY_RULE_MISSING);
 }
 
+/* A configured line that is not valid sh to its end: sh runs its complete
+ * commands before the error (git x runs ./al.sh, then sh meets 'if then
+ * fi'), so their programs are held; what follows the error never runs. */
+Test(model, configured_lines_not_valid_to_their_end)
+{
+	git_init();
+	fixture_sh("mkdir tools && touch al.sh ssh.sh c.sh never.sh");
+	fixture_sh("printf '[alias]\\n\\tx = \"!./al.sh\\\\nif then fi\\\\n./never.sh\"\\n"
+	           "[core]\\n\\tsshCommand = \"./ssh.sh\\\\n{ }\"\\n"
+	           "[credential]\\n\\thelper = \"!./c.sh\\\\ndone\"\\n"
+	           "\\thelper = \"tools/cred\\\\nif then fi\"\\n' >>.git/config");
+	build(NULL);
+	cr_assert_eq(flags_of("al.sh"), CA);
+	cr_assert_eq(flags_of("ssh.sh"), CA);
+	cr_assert_eq(flags_of("c.sh"), CA);
+	cr_assert_eq(flags_of("never.sh"), 0, "sh stops at the error");
+	/* git credential-tools/cred, a line of its own before the error */
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", "git-credential-tools"), POLICY_RULE_MISSING);
+}
+
 Test(model, configured_program_in_every_work_tree)
 {
 	git_init();

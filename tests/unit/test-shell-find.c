@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-find.h"
-#include "policy/shell-folders.h"
+#include "policy/shell/find.h"
+#include "policy/shell/folders.h"
 
 struct table_case {
 	char *line;

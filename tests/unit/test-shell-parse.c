@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell.h"
+#include "policy/shell/parse.h"
 
 static struct shell_ast *parse_ok(const char *line)
 {
@@ -184,6 +184,167 @@ Test(shell_parse, syntax_errors_carry_their_position)
 	assert_refused("a\0b", 3, -EINVAL, 1);
 }
 
+/* Where dash and bash both refuse a line (dash -n, bash -n), so do we:
+ * reserved words where a command belongs, compound commands left empty or
+ * open, operators with nothing on one side. */
+Test(shell_parse, what_no_shell_reads)
+{
+	static const struct {
+		const char *line;
+		uint32_t pos;
+	} cases[] = {
+		/* a reserved word where a command belongs */
+		{"fi", 0}, {"then", 0}, {"done", 0}, {"esac", 0}, {"}", 0}, {"in", 0},
+		{"a | fi", 4}, {"a && then", 5}, {"a || done", 5}, {"! fi", 2}, {"a | ! b", 4},
+		{"! ! a", 2}, {"f() fi", 4}, {"a; fi", 3}, {"a\n}", 2},
+		/* a compound command left empty */
+		{"if then fi", 3}, {"if a; then fi", 11}, {"if a; then b; else fi", 19},
+		{"if a; then b; elif c; then fi", 27}, {"while do done", 6}, {"while a; do done", 12},
+		{"until do done", 6}, {"for x in a; do done", 15}, {"{ }", 2}, {"( )", 2}, {"()", 1},
+		{"f() { }", 6}, {"echo $( ( ) )", 10},
+		/* a compound command left open */
+		{"if a; then b", 12}, {"if a", 4}, {"while a; do b", 13}, {"for", 3}, {"for in", 6},
+		{"for x in a b", 12}, {"case", 4}, {"case x", 6}, {"case x in a) b;;", 16}, {"{ a;", 4},
+		{"echo $((1", 5}, {"echo `a", 5}, {"echo \"a", 5}, {"echo 'a", 5},
+		/* operators with nothing on one side */
+		{"&& a", 0}, {"|| a", 0}, {"| a", 0}, {"; a", 0}, {";;", 0}, {"a;;", 1}, {"a && || b", 5},
+		{"a &&", 4}, {"a |", 3}, {"& a", 0}, {"a; ;", 3},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+		assert_refused(cases[i].line, strlen(cases[i].line), -EINVAL, cases[i].pos);
+}
+
+/* What both shells read stays readable: reserved words that are only words
+ * there, empty lists where the grammar allows them. */
+Test(shell_parse, what_every_shell_reads)
+{
+	static const char *const lines[] = {
+		"x=1 fi", ">out done", "echo if then fi } in !", "a && ! b", "echo $( )", "echo ``",
+		"case x in a) ;; esac", "case x in esac", "for x in; do a; done", "for x do a; done",
+		"case x in (esac) a;; esac", "for do in a; do b; done", "f() ( a )", "function",
+		"function -x", "",
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(lines); i++)
+		shell_ast_free(parse_ok(lines[i]));
+}
+
+/* dash reads a backquoted list up to the first token that ends a list and
+ * ignores the rest (bash reads it only when it runs): both run the command
+ * around it, so it is read, with what dash runs inside. */
+Test(shell_parse, backquotes_read_as_dash_reads_them)
+{
+	struct shell_ast *ast = parse_ok("tools/a `b; fi; c` `) d`");
+	const struct shell_word *w = ast->body->words;
+
+	cr_assert_str_eq(shell_word_static(ast, w), "tools/a");
+	cr_assert_str_eq(shell_word_static(ast, w->next->parts->body->words), "b");
+	cr_assert_null(w->next->parts->body->next);
+	cr_assert_null(w->next->next->parts->body);
+	shell_ast_free(ast);
+	assert_refused("echo `if then fi`", 17, -EINVAL, 9);
+	assert_refused("echo `a | fi`", 13, -EINVAL, 10);
+}
+
+/* dash drops the character after ${NAME that is no operator, and reads on
+ * without it: '${a${b}' is '${a{b}' and the next '}' closes it. It runs
+ * what follows (bash runs nothing of the bad substitution), so we read it
+ * as dash does; after ':' bash reads a substring whose expansions run. */
+Test(shell_parse, what_dash_drops_after_a_name)
+{
+	struct shell_ast *ast = parse_ok("echo ${a${b}& tools/x }");
+
+	cr_assert(ast->body->background);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "tools/x");
+	shell_ast_free(ast);
+	ast = parse_ok("echo ${a:$(tools/y)}");
+	cr_assert_eq(ast->body->words->next->parts->parts->next->kind, SHELL_PART_CMDSUBST);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->words->next->parts->parts->next->body->words), "tools/y");
+	shell_ast_free(ast);
+	/* dash refuses the '}' left over, bash the function body */
+	assert_refused("f() echo ${a${b}&}", 18, -EINVAL, 17);
+}
+
+/* 'function' without a name after it is a program, as dash reads it. */
+Test(shell_parse, function_without_a_name_is_a_program)
+{
+	struct shell_ast *ast = parse_ok("function -v x >out");
+
+	cr_assert_eq(ast->body->kind, SHELL_CMD_SIMPLE);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->words), "function");
+	cr_assert_str_eq(shell_word_static(ast, ast->body->words->next->next), "x");
+	cr_assert_eq(ast->body->redirs->op, SHELL_REDIR_OUT);
+	shell_ast_free(ast);
+	ast = parse_ok("function f { a; }");
+	cr_assert_eq(ast->body->kind, SHELL_CMD_FUNCDEF);
+	cr_assert_str_eq(ast->body->name, "f");
+	cr_assert_null(ast->body->words);
+	shell_ast_free(ast);
+}
+
+/* sh runs a line's complete commands before it reads on: the error says
+ * how many bytes of them there are. */
+Test(shell_parse, an_error_says_what_ran_before_it)
+{
+	static const struct {
+		const char *line;
+		uint32_t complete;
+	} cases[] = {
+		{"if then fi", 0},
+		{"a; if then fi", 0},
+		{"a\nif then fi", 2},
+		{"a\n\nb; c\nd 'open", 8},
+		{"if a\nthen b\nif then fi\nfi", 0},
+		{"cat <<E\nbody\nE\n{ }", 15},
+		{"a && \nb\n)", 8},
+		{"echo $(a\nb", 0},
+		/* dash stops at '|&', bash at 'f() d': neither reaches the quote */
+		{"a\nb |& c\nf() d\ne\n'", 9},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct shell_ast *ast = NULL;
+		struct shell_error err;
+		int k = shell_parse(cases[i].line, strlen(cases[i].line), "test", &ast, &err);
+
+		cr_assert_eq(k, -EINVAL, "'%s'", cases[i].line);
+		cr_assert_eq(err.complete, cases[i].complete, "'%s': %u complete, want %u", cases[i].line,
+			     err.complete, cases[i].complete);
+	}
+}
+
+/* shell_parse_runs gives the tree of what sh runs: all of a valid line, the
+ * complete commands before an error, or nothing. */
+Test(shell_parse, what_runs_of_a_line)
+{
+	struct shell_ast *ast = NULL;
+	struct shell_error err;
+
+	cr_assert_eq(shell_parse_runs("a; b", 4, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, 0);
+	cr_assert_not_null(ast);
+	shell_ast_free(ast);
+	cr_assert_eq(shell_parse_runs("a\nb\nfi\nc", 8, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, -EINVAL);
+	cr_assert_eq(err.pos, 4);
+	cr_assert_not_null(ast);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->words), "a");
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "b");
+	cr_assert_null(ast->body->next->next);
+	shell_ast_free(ast);
+	/* the prefix is read as part of its line: bash reads 'f[' up to the ']'
+	 * after the error, so it does not refuse the prefix with '|&' in it */
+	cr_assert_eq(shell_parse_runs("a |& b\nf[o=i\n&\n]", 16, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, -EINVAL);
+	cr_assert_not_null(ast);
+	cr_assert_str_eq(shell_word_static(ast, ast->body->next->words), "f[o=i");
+	shell_ast_free(ast);
+	cr_assert_eq(shell_parse_runs("a; fi", 5, "test", &ast, &err), 0);
+	cr_assert_eq(err.code, -EINVAL);
+	cr_assert_null(ast);
+}
+
 Test(shell_parse, bound_on_input_size)
 {
 	size_t len = SHELL_MAX_INPUT + 1;
@@ -194,25 +355,32 @@ Test(shell_parse, bound_on_input_size)
 	assert_refused(line, len, -E2BIG, 0);
 }
 
+/* OPEN N times, then CLOSE N times, as a line of *LEN bytes. */
+static char *nested(const char *open, const char *close, size_t n, size_t *len)
+{
+	char *line = NULL;
+	FILE *m = open_memstream(&line, len);
+
+	cr_assert_not_null(m);
+	for (size_t i = 0; i < n; i++)
+		fputs(open, m);
+	for (size_t i = 0; i < n; i++)
+		fputs(close, m);
+	fclose(m);
+	return line;
+}
+
 Test(shell_parse, bound_on_nesting_depth)
 {
-	_cleanup_free_ char *line = NULL;
-	size_t n = SHELL_MAX_DEPTH + 1, len = 0;
-	FILE *m = open_memstream(&line, &len);
+	/* a process substitution, which opens a word, counts like the others */
+	static const char *const opens[][2] = {{"$(", ")"}, {"( ", ""}, {"<(", ""}};
 
-	for (size_t i = 0; i < n; i++)
-		fputs("$(", m);
-	for (size_t i = 0; i < n; i++)
-		fputs(")", m);
-	fclose(m);
-	assert_refused(line, len, -E2BIG, UINT32_MAX);
-	free(line);
-	line = NULL;
-	m = open_memstream(&line, &len);
-	for (size_t i = 0; i < n; i++)
-		fputs("( ", m);
-	fclose(m);
-	assert_refused(line, len, -E2BIG, UINT32_MAX);
+	for (size_t i = 0; i < ELEMENTSOF(opens); i++) {
+		size_t len;
+		_cleanup_free_ char *line = nested(opens[i][0], opens[i][1], SHELL_MAX_DEPTH + 1, &len);
+
+		assert_refused(line, len, -E2BIG, UINT32_MAX);
+	}
 }
 
 Test(shell_parse, bound_on_node_count)

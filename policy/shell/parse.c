@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell-arena.h"
-#include "policy/shell-lex.h"
-#include "policy/shell.h"
+#include "common/cleanup.h"
+#include "policy/shell/arena.h"
+#include "policy/shell/lex.h"
+#include "policy/shell/parse.h"
 
 static int parse_list(struct shell_reader *r, struct shell_cmd **out);
 static int parse_command(struct shell_reader *r, struct shell_cmd **out);
+static bool tok_starts_compound(const struct shell_token *t);
 
 static int peek(struct shell_reader *r, struct shell_token **t)
 {
@@ -91,6 +93,22 @@ static int skip_newlines(struct shell_reader *r)
 	return k;
 }
 
+/* Skips the newlines between the commands of a list. At the top of the
+ * line, what lies before them is complete commands, which sh runs before it
+ * reads on: an error further on leaves them run (shell_error.complete). */
+static int skip_list_newlines(struct shell_reader *r)
+{
+	struct shell_token *t;
+	int k;
+
+	while ((k = peek(r, &t)) == 0 && t->kind == SHELL_TOK_NEWLINE) {
+		consume(r);
+		if (r->depth == 0)
+			r->err->complete = r->base + (uint32_t)r->pos;
+	}
+	return k;
+}
+
 static struct shell_cmd *cmd_new(struct shell_reader *r, enum shell_cmd_kind kind, uint32_t pos)
 {
 	struct shell_cmd *c = shell_reader_node(r, sizeof(*c));
@@ -102,17 +120,25 @@ static struct shell_cmd *cmd_new(struct shell_reader *r, enum shell_cmd_kind kin
 	return c;
 }
 
-/* Words that end a list when they stand where a command would start. */
+/* Reserved words that end a list when they stand where a command would start. */
+static const char *const list_enders[] = {"then", "else", "elif", "fi", "do", "done", "esac", "}"};
+
 static bool tok_ends_list(const struct shell_token *t)
 {
-	static const char *const enders[] = {"then", "else", "elif", "fi", "do", "done", "esac", "}"};
-
 	if (t->kind == SHELL_TOK_EOF || tok_is_op(t, SHELL_OP_RPAREN) || tok_is_op(t, SHELL_OP_DSEMI))
 		return true;
-	for (size_t i = 0; i < sizeof(enders) / sizeof(enders[0]); i++)
-		if (tok_is_word(t, enders[i]))
+	for (size_t i = 0; i < ELEMENTSOF(list_enders); i++)
+		if (tok_is_word(t, list_enders[i]))
 			return true;
 	return false;
+}
+
+/* A reserved word that cannot start a command: one that ends a list, 'in',
+ * or a '!' that does not start a pipeline. Where a command belongs, dash and
+ * bash both refuse it rather than run a program of that name. */
+static bool tok_cannot_start(const struct shell_token *t)
+{
+	return tok_is_word(t, "in") || tok_is_word(t, "!") || (t->kind == SHELL_TOK_WORD && tok_ends_list(t));
 }
 
 static int parse_redirect(struct shell_reader *r, struct shell_redir **out)
@@ -223,24 +249,54 @@ static int parse_funcdef_body(struct shell_reader *r, struct shell_cmd *c)
 		return k;
 	if (t->kind == SHELL_TOK_EOF)
 		return fail_at(r, t, "expected a function body");
+	if (!tok_starts_compound(t)) /* f() cmd, f() g() { ...; } */
+		shell_reader_mark(r, SHELL_DASH_ONLY, t->pos - r->base);
 	return parse_command(r, &c->body);
 }
 
-static int parse_simple(struct shell_reader *r, struct shell_cmd **out)
+static bool is_name_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* bash reads a word 'NAME[' before the command's name as a subscript up to
+ * its ']', across blanks and operators: with none later in the line it
+ * refuses the line, where dash reads a plain word. */
+static void mark_open_subscript(struct shell_reader *r, const struct shell_word *w)
+{
+	size_t at = w->pos - r->base, n = at;
+
+	if (at >= r->len || !is_name_char(r->buf[at]) || (r->buf[at] >= '0' && r->buf[at] <= '9'))
+		return;
+	while (n < r->len && is_name_char(r->buf[n]))
+		n++;
+	if (n < r->len && r->buf[n] == '[' && !shell_reader_closed(r, n, "]", 1))
+		shell_reader_mark(r, SHELL_DASH_ONLY, at);
+}
+
+/* bash reads a command '[[' as its test up to a ']]': with none later in the
+ * line it refuses the line, where dash runs the program '[['. */
+static void mark_open_test(struct shell_reader *r, const struct shell_word *w)
+{
+	const char *name = shell_lex_word_literal(r->arena, w);
+	size_t end = w->end - r->base;
+
+	if (name && strcmp(name, "[[") == 0 && !shell_reader_closed(r, end, "]]", 2))
+		shell_reader_mark(r, SHELL_DASH_ONLY, w->pos - r->base);
+}
+
+/* The assignments, words and redirections of the simple command C, after
+ * those it holds already. */
+static int parse_simple_rest(struct shell_reader *r, struct shell_cmd *c)
 {
 	struct shell_token *t;
-	struct shell_cmd *c;
-	struct shell_assign **atail;
-	struct shell_word **wtail;
-	struct shell_redir **rtail;
-	int k = peek(r, &t);
+	struct shell_assign **atail = &c->assigns;
+	struct shell_word **wtail = &c->words;
+	struct shell_redir **rtail = &c->redirs;
+	int k;
 
-	if (k < 0)
-		return k;
-	c = cmd_new(r, SHELL_CMD_SIMPLE, t->pos);
-	if (!c)
-		return r->err->code;
-	atail = &c->assigns, wtail = &c->words, rtail = &c->redirs;
+	while (*wtail)
+		wtail = &(*wtail)->next;
 	while ((k = peek(r, &t)) == 0) {
 		if (tok_is_op(t, SHELL_OP_REDIR)) {
 			if (parse_redirect(r, rtail) < 0)
@@ -251,6 +307,8 @@ static int parse_simple(struct shell_reader *r, struct shell_cmd **out)
 			struct shell_assign *a = NULL;
 
 			consume(r);
+			if (!c->words)
+				mark_open_subscript(r, w);
 			if (!c->words && split_assignment(r, w, &a) < 0)
 				return r->err->code;
 			if (a) {
@@ -260,6 +318,8 @@ static int parse_simple(struct shell_reader *r, struct shell_cmd **out)
 			}
 			*wtail = w;
 			wtail = &w->next;
+			if (c->words == w)
+				mark_open_test(r, w);
 			if (c->words == w && !c->assigns && !c->redirs && (k = peek(r, &t)) == 0 &&
 			    tok_is_op(t, SHELL_OP_LPAREN)) {
 				c->kind = SHELL_CMD_FUNCDEF;
@@ -280,14 +340,41 @@ static int parse_simple(struct shell_reader *r, struct shell_cmd **out)
 		return k;
 	if (!c->words && !c->assigns && !c->redirs && c->kind == SHELL_CMD_SIMPLE)
 		return fail_at(r, t, "expected a command");
+	return 0;
+}
+
+static int parse_simple(struct shell_reader *r, struct shell_cmd **out)
+{
+	struct shell_token *t;
+	struct shell_cmd *c;
+	int k = peek(r, &t);
+
+	if (k < 0)
+		return k;
+	c = cmd_new(r, SHELL_CMD_SIMPLE, t->pos);
+	if (!c)
+		return r->err->code;
+	if (parse_simple_rest(r, c) < 0)
+		return r->err->code;
 	*out = c;
 	return 0;
+}
+
+/* A compound list, which holds at least one command: 'if then fi', '{ }'
+ * and '( )' are syntax errors, where a $( ) or a case item may be empty. */
+static int parse_compound_list(struct shell_reader *r, struct shell_cmd **out)
+{
+	struct shell_token *t;
+
+	if (parse_list(r, out) < 0 || peek(r, &t) < 0)
+		return r->err->code;
+	return *out ? 0 : fail_at(r, t, "expected a command");
 }
 
 /* A compound list up to the reserved word END. */
 static int parse_body_until(struct shell_reader *r, struct shell_cmd **out, const char *end, const char *what)
 {
-	if (parse_list(r, out) < 0)
+	if (parse_compound_list(r, out) < 0)
 		return r->err->code;
 	return expect_word(r, end, what);
 }
@@ -297,7 +384,7 @@ static int parse_if(struct shell_reader *r, struct shell_cmd *c)
 	struct shell_token *t;
 	int k;
 
-	if (parse_body_until(r, &c->cond, "then", "expected 'then'") < 0 || parse_list(r, &c->body) < 0)
+	if (parse_body_until(r, &c->cond, "then", "expected 'then'") < 0 || parse_compound_list(r, &c->body) < 0)
 		return r->err->code;
 	k = peek(r, &t);
 	if (k < 0)
@@ -309,7 +396,7 @@ static int parse_if(struct shell_reader *r, struct shell_cmd *c)
 	}
 	if (tok_is_word(t, "else")) {
 		consume(r);
-		if (parse_list(r, &c->alt) < 0)
+		if (parse_compound_list(r, &c->alt) < 0)
 			return r->err->code;
 	}
 	return expect_word(r, "fi", "expected 'fi'");
@@ -429,30 +516,6 @@ static int parse_case(struct shell_reader *r, struct shell_cmd *c)
 	return 0;
 }
 
-/* function NAME [()] compound-command (bash) */
-static int parse_function_keyword(struct shell_reader *r, struct shell_cmd *c)
-{
-	struct shell_token *t;
-	int k = peek(r, &t);
-
-	if (k < 0)
-		return k;
-	if (t->kind != SHELL_TOK_WORD || !is_name(shell_lex_word_literal(r->arena, t->word)))
-		return fail_at(r, t, "expected a function name");
-	c->name = shell_lex_word_literal(r->arena, t->word);
-	consume(r);
-	if ((k = peek(r, &t)) < 0)
-		return k;
-	if (tok_is_op(t, SHELL_OP_LPAREN)) {
-		consume(r);
-		if (expect_op(r, SHELL_OP_RPAREN, "expected ')'") < 0)
-			return r->err->code;
-	}
-	if (skip_newlines(r) < 0)
-		return r->err->code;
-	return parse_command(r, &c->body);
-}
-
 struct compound_word {
 	const char *word;
 	enum shell_cmd_kind kind;
@@ -471,7 +534,6 @@ static const struct compound_word compound_words[] = {
 	{"for", SHELL_CMD_FOR, parse_for},
 	{"case", SHELL_CMD_CASE, parse_case},
 	{"{", SHELL_CMD_GROUP, parse_group},
-	{"function", SHELL_CMD_FUNCDEF, parse_function_keyword},
 };
 
 static int parse_compound(struct shell_reader *r, const struct compound_word *cw, struct shell_cmd **out)
@@ -492,6 +554,58 @@ static int parse_compound(struct shell_reader *r, const struct compound_word *cw
 	return 0;
 }
 
+static bool tok_starts_compound(const struct shell_token *t)
+{
+	if (tok_is_op(t, SHELL_OP_LPAREN))
+		return true;
+	for (size_t i = 0; i < ELEMENTSOF(compound_words); i++)
+		if (tok_is_word(t, compound_words[i].word))
+			return true;
+	return false;
+}
+
+/* function NAME [()] compound-command (bash, which refuses a simple command
+ * as the body). Without a name after it, 'function' is a program's name, as
+ * dash reads it (bash refuses the line). */
+static int parse_function_keyword(struct shell_reader *r, struct shell_cmd **out)
+{
+	struct shell_token *t;
+	struct shell_cmd *c;
+	int k = peek(r, &t);
+
+	if (k < 0)
+		return k;
+	c = cmd_new(r, SHELL_CMD_FUNCDEF, t->pos);
+	if (!c)
+		return r->err->code;
+	c->words = t->word;
+	consume(r);
+	*out = c;
+	if ((k = peek(r, &t)) < 0)
+		return k;
+	if (t->kind != SHELL_TOK_WORD || !is_name(shell_lex_word_literal(r->arena, t->word))) {
+		shell_reader_mark(r, SHELL_DASH_ONLY, c->pos - r->base);
+		c->kind = SHELL_CMD_SIMPLE;
+		return parse_simple_rest(r, c);
+	}
+	shell_reader_mark(r, SHELL_BASH_ONLY, c->pos - r->base);
+	c->words = NULL;
+	c->name = shell_lex_word_literal(r->arena, t->word);
+	consume(r);
+	if ((k = peek(r, &t)) < 0)
+		return k;
+	if (tok_is_op(t, SHELL_OP_LPAREN)) {
+		consume(r);
+		if (expect_op(r, SHELL_OP_RPAREN, "expected ')'") < 0)
+			return r->err->code;
+	}
+	if (skip_newlines(r) < 0 || peek(r, &t) < 0)
+		return r->err->code;
+	if (!tok_starts_compound(t))
+		return fail_at(r, t, "expected a compound command as the function's body");
+	return parse_command(r, &c->body);
+}
+
 static int parse_subshell(struct shell_reader *r, struct shell_cmd **out)
 {
 	struct shell_token *t;
@@ -504,7 +618,7 @@ static int parse_subshell(struct shell_reader *r, struct shell_cmd **out)
 	if (!c)
 		return r->err->code;
 	consume(r);
-	if (parse_list(r, &c->body) < 0 || expect_op(r, SHELL_OP_RPAREN, "expected ')'") < 0 ||
+	if (parse_compound_list(r, &c->body) < 0 || expect_op(r, SHELL_OP_RPAREN, "expected ')'") < 0 ||
 	    parse_redirects(r, &c->redirs) < 0)
 		return r->err->code;
 	*out = c;
@@ -518,8 +632,12 @@ static int parse_command(struct shell_reader *r, struct shell_cmd **out)
 
 	if (k < 0 || (k = peek(r, &t)) < 0)
 		return k;
-	if (tok_is_op(t, SHELL_OP_LPAREN))
+	if (tok_cannot_start(t))
+		k = fail_at(r, t, "a reserved word where a command belongs");
+	else if (tok_is_op(t, SHELL_OP_LPAREN))
 		k = parse_subshell(r, out);
+	else if (tok_is_word(t, "function"))
+		k = parse_function_keyword(r, out);
 	else {
 		const struct compound_word *cw = NULL;
 
@@ -606,7 +724,7 @@ static int parse_list(struct shell_reader *r, struct shell_cmd **out)
 
 	*out = NULL;
 	for (;;) {
-		if (skip_newlines(r) < 0 || peek(r, &t) < 0)
+		if (skip_list_newlines(r) < 0 || peek(r, &t) < 0)
 			return r->err->code;
 		if (tok_ends_list(t))
 			return 0;
@@ -639,22 +757,43 @@ int shell_parse_subst(struct shell_reader *r, struct shell_cmd **out)
 int shell_parse_nested(struct shell_reader *r, const char *text, size_t len, uint32_t base, struct shell_cmd **out)
 {
 	struct shell_reader sub = {
-		.buf = text, .len = len, .base = base, .arena = r->arena,
-		.nodes = r->nodes, .depth = r->depth, .err = r->err,
+		.buf = text, .len = len, .look = len, .base = base, .arena = r->arena,
+		.nodes = r->nodes, .depth = r->depth, .err = r->err, .dialects = r->dialects,
+		.in_backquote = true,
 	};
-	struct shell_token *t;
 
-	if (parse_list(&sub, out) < 0 || peek(&sub, &t) < 0)
-		return r->err->code;
-	if (t->kind != SHELL_TOK_EOF)
-		return fail_at(&sub, t, "unexpected token");
-	return 0;
+	/* dash reads a backquoted list up to the first token that ends a list
+	 * ('fi', ')', ';;'...) and ignores the rest; bash reads the text only
+	 * when the substitution runs, and a syntax error there runs none of it.
+	 * Both run the command around it, so we read what dash reads: the most
+	 * either shell runs. */
+	return parse_list(&sub, out) < 0 ? r->err->code : 0;
 }
 
-int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
+/* A line with bash's own syntax and with what only dash reads is read by
+ * neither shell: each stops at the first it cannot read, or at a syntax
+ * error before it, and has run the complete commands before that. Returns
+ * the line's error code, 0 when it is read. */
+static int mixed_dialects(struct shell_reader *r)
+{
+	const struct shell_dialects *s = r->dialects;
+	enum shell_dialect later = s->pos[SHELL_BASH_ONLY] > s->pos[SHELL_DASH_ONLY] ? SHELL_BASH_ONLY : SHELL_DASH_ONLY;
+
+	if (!s->seen[SHELL_BASH_ONLY] || !s->seen[SHELL_DASH_ONLY])
+		return r->err->code;
+	shell_reader_fail(r, -EINVAL, s->pos[later], "bash's own syntax with syntax only dash reads");
+	if (r->err->complete > s->complete[later])
+		r->err->complete = s->complete[later];
+	return r->err->code;
+}
+
+/* Parses the first LEN bytes of the line BUF, which holds LOOK. */
+static int parse_line(const char *buf, size_t len, size_t look, const char *origin, struct shell_ast **out,
+		      struct shell_error *err)
 {
 	struct shell_ast *ast;
-	struct shell_reader r = {.buf = buf, .len = len, .err = err};
+	struct shell_dialects dialects = {0};
+	struct shell_reader r = {.buf = buf, .len = len, .look = look, .err = err, .dialects = &dialects};
 	struct shell_token *t;
 
 	*err = (struct shell_error){.origin = origin};
@@ -670,13 +809,31 @@ int shell_parse(const char *buf, size_t len, const char *origin, struct shell_as
 	}
 	r.arena = ast->arena;
 	r.nodes = &ast->nodes;
-	if (parse_list(&r, &ast->body) < 0 || peek(&r, &t) < 0 ||
-	    (t->kind != SHELL_TOK_EOF && fail_at(&r, t, "unexpected token") < 0)) {
+	if (parse_list(&r, &ast->body) == 0 && peek(&r, &t) == 0 && t->kind != SHELL_TOK_EOF)
+		fail_at(&r, t, "unexpected token");
+	if (mixed_dialects(&r) < 0) {
 		shell_ast_free(ast);
 		return err->code;
 	}
 	*out = ast;
 	return 0;
+}
+
+int shell_parse(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
+{
+	return parse_line(buf, len, len, origin, out, err);
+}
+
+int shell_parse_runs(const char *buf, size_t len, const char *origin, struct shell_ast **out, struct shell_error *err)
+{
+	struct shell_error prefix;
+	int k = shell_parse(buf, len, origin, out, err);
+
+	if (k >= 0 || k == -ENOMEM || err->complete == 0)
+		return k == -ENOMEM ? k : 0;
+	/* the prefix is whole commands, read as part of the line */
+	k = parse_line(buf, err->complete, len, origin, out, &prefix);
+	return k == -ENOMEM ? k : 0;
 }
 
 struct shell_ast *shell_ast_free(struct shell_ast *ast)

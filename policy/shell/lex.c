@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-arena.h"
-#include "policy/shell-lex.h"
+#include "policy/shell/arena.h"
+#include "policy/shell/lex.h"
 
 /* Where a word ends, which decides what is special inside it. */
 enum word_mode {
@@ -58,6 +58,25 @@ void *shell_reader_node(struct shell_reader *r, size_t size)
 	}
 	(*r->nodes)++;
 	return p;
+}
+
+void shell_reader_mark(struct shell_reader *r, enum shell_dialect d, size_t pos)
+{
+	struct shell_dialects *s = r->dialects;
+
+	/* bash refuses nothing inside backquotes before it runs them */
+	if (d == SHELL_DASH_ONLY && r->in_backquote)
+		return;
+	if (!s->seen[d]) {
+		s->seen[d] = true;
+		s->pos[d] = r->base + (uint32_t)pos;
+		s->complete[d] = r->err->complete;
+	}
+}
+
+bool shell_reader_closed(const struct shell_reader *r, size_t from, const char *what, size_t n)
+{
+	return from <= r->look && memmem(r->buf + from, r->look - from, what, n);
 }
 
 int shell_reader_enter(struct shell_reader *r, size_t pos)
@@ -325,19 +344,40 @@ static size_t param_name_len(const struct shell_reader *r, bool braced)
 
 /* ${...}: an optional # or ! prefix, the name, and the operator's word up to
  * the matching brace (read as a word, since $(...) inside it runs). */
+/* After ${NAME dash reads an operator, one of ":-+?=%#" or the closing
+ * brace; any other character there it drops, and reads on without it:
+ * '${a${b}&}' is '${a{b}' then '&}' to dash. Such a word is a bad
+ * substitution, which neither shell expands (bash reads it whole, and its
+ * own operators there, '/', '^', ',', '[', '@', are literal to us), so we
+ * read it as dash does. After ':' dash drops the next character too, but
+ * bash reads '${a:$(x)}' as a substring and runs x: that we read as bash
+ * does. R->pos is just after the name. */
+static void skip_dropped_by_dash(struct shell_reader *r)
+{
+	int c = peek_at(r, 0);
+
+	if (c >= 0 && !strchr("}:-+?=%#", c))
+		r->pos++;
+}
+
 static int lex_brace_param(struct shell_reader *r, struct shell_part *p)
 {
 	size_t start = r->pos, n;
+	bool prefixed = false;
 	int c;
 
 	r->pos += 2;
 	c = peek_at(r, 0);
-	if ((c == '#' || c == '!') && peek_at(r, 1) != '}' && (is_name_start(peek_at(r, 1)) || peek_at(r, 1) > 0))
+	if ((c == '#' || c == '!') && peek_at(r, 1) != '}' && (is_name_start(peek_at(r, 1)) || peek_at(r, 1) > 0)) {
 		r->pos++;
+		prefixed = true;
+	}
 	n = param_name_len(r, true);
 	if (part_set_text(r, p, r->buf + r->pos, n) < 0)
 		return r->err->code;
 	r->pos += n;
+	if (n > 0 && !prefixed)
+		skip_dropped_by_dash(r);
 	if (lex_parts(r, MODE_PARAM, &p->parts) < 0)
 		return r->err->code;
 	if (peek_at(r, 0) != '}')
@@ -395,6 +435,9 @@ static int lex_dollar(struct shell_reader *r, enum word_mode mode, struct shell_
 	}
 	r->pos++;
 	n = param_name_len(r, false);
+	/* bash's old $[...] arithmetic: without a ']' it refuses the line */
+	if (c == '[' && !shell_reader_closed(r, r->pos, "]", 1))
+		shell_reader_mark(r, SHELL_DASH_ONLY, start);
 	if (n == 0)
 		return 0; /* a lone '$' is literal */
 	p = part_new(r, SHELL_PART_PARAM, start);
@@ -405,18 +448,28 @@ static int lex_dollar(struct shell_reader *r, enum word_mode mode, struct shell_
 	return 0;
 }
 
-/* <(...) or >(...) (bash), with r->pos on the '<' or '>'. */
+/* <(...) or >(...) (bash), with r->pos on the '<' or '>'. It opens a word,
+ * outside lex_parts, so it counts its own level of nesting. */
 static int lex_procsubst(struct shell_reader *r, struct shell_part **out)
 {
-	struct shell_part *p = part_new(r, SHELL_PART_PROCSUBST, r->pos);
+	struct shell_part *p;
+	int k = shell_reader_enter(r, r->pos);
 
+	if (k < 0)
+		return k;
+	shell_reader_mark(r, SHELL_BASH_ONLY, r->pos);
+	p = part_new(r, SHELL_PART_PROCSUBST, r->pos);
 	if (!p)
-		return r->err->code;
-	p->text = r->buf[r->pos] == '<' ? "<" : ">";
-	p->len = 1;
-	r->pos += 2;
-	if (shell_parse_subst(r, &p->body) < 0)
-		return r->err->code;
+		k = r->err->code;
+	else {
+		p->text = r->buf[r->pos] == '<' ? "<" : ">";
+		p->len = 1;
+		r->pos += 2;
+		k = shell_parse_subst(r, &p->body);
+	}
+	r->depth--;
+	if (k < 0)
+		return k;
 	*out = p;
 	return 0;
 }
@@ -643,33 +696,34 @@ struct op_spelling {
 	const char *text;
 	enum shell_op op;
 	enum shell_redir_op redir;
+	bool bash_only; /* dash reads another operator, and refuses what follows */
 };
 
 /* Longest first, so that '&&' wins over '&'. */
 static const struct op_spelling op_spellings[] = {
-	{"&>>", SHELL_OP_REDIR, SHELL_REDIR_ALL_APPEND},
-	{";;&", SHELL_OP_DSEMI, 0},
-	{"<<<", SHELL_OP_REDIR, SHELL_REDIR_HERESTRING},
-	{"<<-", SHELL_OP_REDIR, SHELL_REDIR_HEREDOC},
-	{"&&", SHELL_OP_AND_IF, 0},
-	{"||", SHELL_OP_OR_IF, 0},
-	{"|&", SHELL_OP_PIPE_ALL, 0},
-	{";;", SHELL_OP_DSEMI, 0},
-	{";&", SHELL_OP_DSEMI, 0},
-	{"&>", SHELL_OP_REDIR, SHELL_REDIR_ALL},
-	{"<<", SHELL_OP_REDIR, SHELL_REDIR_HEREDOC},
-	{">>", SHELL_OP_REDIR, SHELL_REDIR_APPEND},
-	{">|", SHELL_OP_REDIR, SHELL_REDIR_CLOBBER},
-	{"<>", SHELL_OP_REDIR, SHELL_REDIR_INOUT},
-	{"<&", SHELL_OP_REDIR, SHELL_REDIR_DUP_IN},
-	{">&", SHELL_OP_REDIR, SHELL_REDIR_DUP_OUT},
-	{"|", SHELL_OP_PIPE, 0},
-	{"&", SHELL_OP_AMP, 0},
-	{";", SHELL_OP_SEMI, 0},
-	{"(", SHELL_OP_LPAREN, 0},
-	{")", SHELL_OP_RPAREN, 0},
-	{"<", SHELL_OP_REDIR, SHELL_REDIR_IN},
-	{">", SHELL_OP_REDIR, SHELL_REDIR_OUT},
+	{"&>>", SHELL_OP_REDIR, SHELL_REDIR_ALL_APPEND, false},
+	{";;&", SHELL_OP_DSEMI, 0, true},
+	{"<<<", SHELL_OP_REDIR, SHELL_REDIR_HERESTRING, true},
+	{"<<-", SHELL_OP_REDIR, SHELL_REDIR_HEREDOC, false},
+	{"&&", SHELL_OP_AND_IF, 0, false},
+	{"||", SHELL_OP_OR_IF, 0, false},
+	{"|&", SHELL_OP_PIPE_ALL, 0, true},
+	{";;", SHELL_OP_DSEMI, 0, false},
+	{";&", SHELL_OP_DSEMI, 0, true},
+	{"&>", SHELL_OP_REDIR, SHELL_REDIR_ALL, false},
+	{"<<", SHELL_OP_REDIR, SHELL_REDIR_HEREDOC, false},
+	{">>", SHELL_OP_REDIR, SHELL_REDIR_APPEND, false},
+	{">|", SHELL_OP_REDIR, SHELL_REDIR_CLOBBER, false},
+	{"<>", SHELL_OP_REDIR, SHELL_REDIR_INOUT, false},
+	{"<&", SHELL_OP_REDIR, SHELL_REDIR_DUP_IN, false},
+	{">&", SHELL_OP_REDIR, SHELL_REDIR_DUP_OUT, false},
+	{"|", SHELL_OP_PIPE, 0, false},
+	{"&", SHELL_OP_AMP, 0, false},
+	{";", SHELL_OP_SEMI, 0, false},
+	{"(", SHELL_OP_LPAREN, 0, false},
+	{")", SHELL_OP_RPAREN, 0, false},
+	{"<", SHELL_OP_REDIR, SHELL_REDIR_IN, false},
+	{">", SHELL_OP_REDIR, SHELL_REDIR_OUT, false},
 };
 
 static bool lex_op(struct shell_reader *r, struct shell_token *t)
@@ -682,6 +736,8 @@ static bool lex_op(struct shell_reader *r, struct shell_token *t)
 			t->op = op_spellings[i].op;
 			t->redir = op_spellings[i].redir;
 			t->strip_tabs = strcmp(op_spellings[i].text, "<<-") == 0;
+			if (op_spellings[i].bash_only)
+				shell_reader_mark(r, SHELL_BASH_ONLY, r->pos);
 			r->pos += n;
 			return true;
 		}
@@ -734,17 +790,23 @@ const char *shell_lex_word_literal(struct shell_arena *arena, const struct shell
 	return s;
 }
 
+/* The here-documents bash lets wait for the end of one line. */
+#define BASH_MAX_HEREDOCS 16
+
 int shell_lex_queue_heredoc(struct shell_reader *r, struct shell_redir *redir, bool strip_tabs)
 {
 	struct shell_heredoc *h = shell_reader_node(r, sizeof(*h)), **tail = &r->heredocs;
+	unsigned waiting = 0;
 
 	if (!h)
 		return r->err->code;
 	h->redir = redir;
 	h->strip_tabs = strip_tabs;
-	while (*tail)
-		tail = &(*tail)->next;
+	for (; *tail; tail = &(*tail)->next)
+		waiting++;
 	*tail = h;
+	if (waiting == BASH_MAX_HEREDOCS) /* bash refuses one more */
+		shell_reader_mark(r, SHELL_DASH_ONLY, redir->pos - r->base);
 	return 0;
 }
 
@@ -756,6 +818,36 @@ static bool delimiter_quoted(const struct shell_reader *r, const struct shell_wo
 		if (strchr("'\"\\", r->buf[i]))
 			return true;
 	return false;
+}
+
+/* The delimiter's text: the word with its quotes removed, the shell
+ * expanding nothing in it ('<<*' and '<<$x' end at a line '*' or '$x'). */
+static const char *delimiter_text(struct shell_reader *r, const struct shell_word *w)
+{
+	_cleanup_(lit_freep) struct lit l = {0};
+	const char *lit = shell_lex_word_literal(r->arena, w), *s = r->buf + (w->pos - r->base);
+	size_t n = w->end - w->pos;
+	char quote = 0;
+
+	if (lit)
+		return lit;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == quote || (!quote && (c == '\'' || c == '"'))) {
+			quote = quote ? 0 : c;
+			continue;
+		}
+		/* a backslash quotes the next character, inside "..." only $ ` " \ and a newline */
+		if (c == '\\' && quote != '\'' && i + 1 < n && (!quote || strchr("$`\"\\\n", s[i + 1]))) {
+			if (s[++i] == '\n')
+				continue;
+			c = s[i];
+		}
+		if (lit_push(r, &l, c) < 0)
+			return NULL;
+	}
+	return shell_arena_strndup(r->arena, l.text ? l.text : "", l.len);
 }
 
 /* Reads lines up to the delimiter (or the end of input, as sh does) into L. */
@@ -784,13 +876,13 @@ static int heredoc_read(struct shell_reader *r, struct shell_heredoc *h)
 {
 	_cleanup_(lit_freep) struct lit l = {0};
 	struct shell_redir *redir = h->redir;
-	const char *delim = shell_lex_word_literal(r->arena, redir->word);
+	const char *delim = delimiter_text(r, redir->word);
 	struct shell_word *body;
 	struct shell_part *p;
 	uint32_t start = r->base + (uint32_t)r->pos;
 
 	if (!delim)
-		return shell_reader_fail(r, -EINVAL, redir->pos - r->base, "here-document delimiter is not literal");
+		return shell_reader_fail(r, -ENOMEM, r->pos, "out of memory");
 	if (heredoc_collect(r, delim, h->strip_tabs, &l) < 0)
 		return r->err->code;
 	body = shell_reader_node(r, sizeof(*body));
@@ -810,8 +902,9 @@ static int heredoc_read(struct shell_reader *r, struct shell_heredoc *h)
 	}
 	{
 		struct shell_reader sub = {
-			.buf = l.text, .len = l.len, .base = start, .arena = r->arena,
-			.nodes = r->nodes, .depth = r->depth, .err = r->err,
+			.buf = l.text, .len = l.len, .look = l.len, .base = start, .arena = r->arena,
+			.nodes = r->nodes, .depth = r->depth, .err = r->err, .dialects = r->dialects,
+			.in_backquote = r->in_backquote,
 		};
 
 		return lex_parts(&sub, MODE_HEREDOC, &body->parts);

@@ -69,8 +69,10 @@ struct shell_finding {
 	size_t n_notes;
 };
 
-/* Reads the command line BUF (LEN bytes). Returns 0 and a finding (a line we
- * cannot parse gives only an UNREADABLE note), or -ENOMEM. */
+/* Reads the command line BUF (LEN bytes). Returns 0 and a finding, or
+ * -ENOMEM. A line we cannot parse to its end gives an UNREADABLE note, and
+ * holds what the complete commands before the error can run: sh has run them
+ * by the time it meets the error. */
 int shell_find(const char *buf, size_t len, const char *origin, const struct shell_find_options *opts,
 	       struct shell_finding **out);
 struct shell_finding *shell_finding_free(struct shell_finding *f);

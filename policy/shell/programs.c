@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-programs.h"
+#include "policy/shell/programs.h"
 
 enum arg_need { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL };
 

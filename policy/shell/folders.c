@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "policy/shell-folders.h"
+#include "policy/shell/folders.h"
 
 void *shell_pool_alloc(struct shell_pool *pool, size_t size)
 {

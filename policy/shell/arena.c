@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/shell-arena.h"
+#include "policy/shell/arena.h"
 
 /* Chunks double from the first to the largest: a one-word line needs a few
  * hundred bytes, and a large first chunk costs more than the parse itself

@@ -134,6 +134,9 @@ struct shell_error {
 	uint32_t pos;     /* byte offset where reading stopped */
 	const char *what; /* a static description */
 	const char *origin; /* the caller's name for the line */
+	/* The line's first COMPLETE bytes are whole commands ended by a newline,
+	 * which sh runs before it reads on and meets the error (0: none). */
+	uint32_t complete;
 };
 
 struct shell_arena;
