@@ -349,6 +349,19 @@ bool model_config_names(const char *name, const char *value, struct model_named_
 	return false;
 }
 
+bool model_config_sets_program(const char *name, const char *value)
+{
+	const struct key_rule *k = rule_of(name);
+	struct model_named_text named;
+
+	if (!k)
+		return false;
+	if (model_config_names(name, value, &named))
+		return true;
+	/* A bare name is looked up outside the tree, but the command chose it. */
+	return k->kind == VALUE_NAMED && value && *value && !is_boolean(value);
+}
+
 static int hold_entry(const struct config_ctx *c, const struct gitcfg_read_entry *e)
 {
 	_cleanup_free_ char *source = NULL;

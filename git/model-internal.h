@@ -196,6 +196,11 @@ struct model_named_text {
  * tree). */
 bool model_config_names(const char *name, const char *value, struct model_named_text *out);
 
+/* Whether NAME = VALUE chooses a program or a file git runs or reads: what
+ * model_config_names() names, and a bare program name besides (the settler
+ * sets aside a new repository's configuration that does). */
+bool model_config_sets_program(const char *name, const char *value);
+
 /* What the configuration CFG, read for the work tree S, names in the tree:
  * included files, hook and template folders, attributes, and the programs
  * of every key that runs one. */

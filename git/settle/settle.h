@@ -27,14 +27,16 @@
 
 #include "git/settle/state.h"
 
-/* Records the tree open as ROOTFD (real path DIR). Returns 0, or -errno with
- * a one-line *ERRMSG (a walk past its bounds, a link where a folder is
- * expected, a read that failed). */
-int settle_record(int rootfd, const char *dir, struct settle_state *out, char **errmsg);
+/* Records the tree open as ROOTFD (real path DIR; SEEN_AS where git sees it
+ * during the run, the mount point, or NULL). Returns 0, or -errno with a
+ * one-line *ERRMSG (a walk past its bounds, a part that cannot be looked
+ * at). */
+int settle_record(int rootfd, const char *dir, const char *seen_as, struct settle_state *out, char **errmsg);
 
 struct settle_opts {
 	bool dry_run;
-	FILE *out; /* the action lines */
+	FILE *out;           /* the action lines */
+	const char *seen_as; /* as for settle_record() */
 };
 
 /* Settles the tree open as ROOTFD against BEFORE. Returns 0 when there was

@@ -13,7 +13,10 @@
  *
  * Every path is tree-relative ("sub/.git", ".git/modules/lib"), "" the tree
  * itself, and may hold any byte but NUL (a newline included): the format
- * keeps each byte as it was. */
+ * keeps each byte as it was. No path has an empty, "." or ".." component;
+ * a hook or worktree entry is one component; dir is absolute; no list
+ * holds the same path or name twice. A STATE of another shape is neither
+ * written nor read (state.c's top comment has the body's form). */
 #pragma once
 
 #include <stdbool.h>
@@ -84,30 +87,38 @@ struct settle_state {
 	struct settle_names locked; /* folders without the owner's rwx at the start */
 };
 
-/* The file's bytes for S (header and body), malloc'd in *OUT, *LEN long.
- * Returns 0, -E2BIG past the bounds above, or -ENOMEM. */
+/* The file's bytes for S (header and body), malloc'd in *OUT, *LEN long;
+ * the header says SETTLE_STATE_VERSION whatever S->version holds. Returns
+ * 0, -E2BIG past the bounds above, -EINVAL for what parse would refuse (a
+ * path NULL or of another form, a NUL in a link's target, a text on a DIR
+ * or OTHER, an unknown kind or type, a path twice in a list), or -ENOMEM. */
 int settle_state_format(const struct settle_state *s, char **out, size_t *len);
 
 /* Parses BUF (LEN bytes, a whole STATE file) into *OUT. Pure. Returns 0, or
- * -EINVAL with *WHY (a static sentence: "the checksum does not match",
- * "version 7 is not one this oz0settle reads") for anything but a STATE
- * this version wrote intact, -E2BIG past the bounds, -ENOMEM. *OUT is empty
+ * -EINVAL with *WHY (a static sentence: "the checksum does not match the
+ * body", "the STATE is of a version this oz0settle does not read") for
+ * anything but a STATE this version wrote intact, -E2BIG with *WHY past the
+ * bounds, -ENOMEM. *WHY is NULL but for -EINVAL and -E2BIG; *OUT is empty
  * on failure. */
 int settle_state_parse(const char *buf, size_t len, struct settle_state *out, const char **why);
 
-/* Writes S to FILE: a new file beside it, fsync'd, renamed over FILE, so a
- * crash leaves the old STATE or the new one whole. A link at FILE is not
- * followed. Returns 0 or -errno. */
+/* Writes S to FILE: a new file beside it (FILE.tmp-<pid>, mode 0600),
+ * fsync'd, renamed over FILE, and the folder fsync'd, so a crash leaves the
+ * old STATE or the new one whole. A link at FILE is replaced, not followed.
+ * Returns 0, settle_state_format()'s errors, or -errno. */
 int settle_state_write(const struct settle_state *s, const char *file);
 
 /* Reads FILE (a regular file only, no link followed, never blocking, at most
- * SETTLE_STATE_MAX_BYTES) and parses it. Returns 0, -ENOENT, -errno of the
- * read, or settle_state_parse()'s errors with *WHY. */
+ * SETTLE_STATE_MAX_BYTES) and parses it. Returns 0, -ENOENT, -ELOOP for a
+ * link, -errno of the read, -EINVAL with *WHY for what is not a regular
+ * file, -E2BIG with *WHY past the bound, or settle_state_parse()'s errors. */
 int settle_state_read(const char *file, struct settle_state *out, const char **why);
 
 void settle_names_done(struct settle_names *n);
-/* Appends a copy of NAME (LEN bytes). Returns 0 or -ENOMEM. */
+/* Appends a copy of NAME (LEN bytes). Returns 0, -EINVAL when those bytes
+ * hold a NUL, or -ENOMEM. */
 int settle_names_add(struct settle_names *n, const char *name, size_t len);
+/* A linear search: lists are kept in the order they were made. */
 bool settle_names_has(const struct settle_names *n, const char *name);
 
 void settle_state_done(struct settle_state *s);
