@@ -243,9 +243,12 @@ act_config_worktree() {
 	test -f proj/.git/config.worktree
 }
 act_all_three() {
-	act_commondir
+	git init -q other
+	git init -q proj
 	sl_hook proj/.git/hooks/post-commit
 	git -C proj config core.hooksPath .hooks
+	# Last: with a commondir, git would write other's config.
+	echo ../../other/.git >proj/.git/commondir
 }
 sl_row "a new repository's commondir naming another" 1 sl_plain act_commondir removed:proj/.git/commondir
 sl_row "a new repository's commondir naming itself" 1 sl_plain act_commondir_self removed:proj/.git/commondir

@@ -268,6 +268,8 @@ sl_row "a new .git file at a submodule path naming a folder outside the tree" 1 
 
 # seed: "A linked worktree's new administrative folder whose `commondir` does
 # not name the repository's own common directory is moved aside whole."
+# (The worktree's .git file then names nothing: the seed leaves it open
+# whether it is removed too.)
 act_wt_commondir_other() {
 	git init -q other
 	git worktree add -q wt
@@ -289,11 +291,11 @@ act_nested_wt_commondir() {
 	echo "$D/.git" >nested/.git/worktrees/nwt/commondir
 }
 sl_row "a new linked worktree's commondir naming another repository" 1 sl_repo act_wt_commondir_other \
-	moved:.git/worktrees/wt
+	moved:.git/worktrees/wt maybe-removed:wt/.git
 sl_row "a linked worktree's folder made by hand, its commondir outside the tree" 1 sl_repo act_hand_worktree \
 	moved:.git/worktrees/evil
 sl_row "a nested repository's new worktree, its commondir naming the outer repository" 1 sl_nested \
-	act_nested_wt_commondir moved:nested/.git/worktrees/nwt
+	act_nested_wt_commondir moved:nested/.git/worktrees/nwt maybe-removed:nwt/.git
 sl_row "a new linked worktree's commondir naming its own common directory absolutely passes" 0 sl_repo \
 	act_wt_commondir_absolute
 
