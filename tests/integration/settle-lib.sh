@@ -33,8 +33,9 @@
 # Without `any`, settle must print exactly these lines, in any order.
 #
 # OPTIONS: --pre FN (a check on the tree as the run left it, before settle),
-# --after FN (a check with git on the settled tree, last), --as USER (record
-# and settle run as USER, the case's folder given to USER first).
+# --after FN (a check with git on the settled tree, last), each a TAP line
+# and either given more than once; --as USER (record and settle run as
+# USER, the case's folder given to USER first).
 #
 # Every case then checks, one TAP line each: the fixture and the run were
 # built (record changed nothing); settle's status and lines; a dry run says
@@ -44,6 +45,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SL_BIN=${OZ0SETTLE:-${OZ0_BUILDDIR:-.}/oz0settle}
+SL_OZ0FS=${OZ0FS:-${OZ0_BUILDDIR:-.}/oz0fs}
 SL_TIMEOUT=${SL_TIMEOUT:-60}
 sl_cases=0
 
@@ -190,6 +192,19 @@ sl_no_pwned() {
 	[ ! -e "$PWNED" ]
 }
 
+# sl_next_sandbox_starts, sl_next_sandbox_refuses: whether a mount of the
+# tree would start (oz0fs --check builds its model as a mount does), as the
+# seed's bounds promise: "the next sandbox in the folder starts".
+sl_next_sandbox_starts() { sl_mount_would on; }
+sl_next_sandbox_refuses() { sl_mount_would off; }
+sl_mount_would() {
+	"$SL_OZ0FS" --check . >"$C/check.out" 2>&1 || true
+	grep -q "^Mount on the tree: $1 " "$C/check.out" || {
+		grep '^Mount on the tree' "$C/check.out" || tail -n 3 "$C/check.out"
+		false
+	}
+}
+
 # ---- The table's rows -----------------------------------------------------------
 
 # sl_expect_file EXPECT...: the expectations in settle-check.py's form.
@@ -261,12 +276,12 @@ sl_check_fn() {
 }
 
 sl_row() {
-	local pre='' after='' name want fixture act
-	sl_as=''
+	local name want fixture act
+	sl_as='' sl_pre=() sl_after=()
 	while [ "${1#--}" != "$1" ]; do
 		case $1 in
-		--pre) pre=$2 ;;
-		--after) after=$2 ;;
+		--pre) sl_pre+=("$2") ;;
+		--after) sl_after+=("$2") ;;
 		--as) sl_as=$2 ;;
 		esac
 		shift 2
@@ -279,12 +294,12 @@ sl_row() {
 	mkdir -p "$D" "$OUTSIDE"
 	export C D OUTSIDE PWNED SRC
 	sl_expect_file "$@" >"$C/expect"
-	sl_row_steps "$name" "$want" "$fixture" "$act" "$pre" "$after"
+	sl_row_steps "$name" "$want" "$fixture" "$act"
 	unset C
 }
 
 sl_row_steps() {
-	local name=$1 want=$2 fixture=$3 act=$4 pre=$5 after=$6 problems state_sum st
+	local name=$1 want=$2 fixture=$3 act=$4 problems state_sum st fn
 	if ! sl_try "$D" "$fixture"; then
 		tap_not_ok "$name: the fixture is built with git" "$(tail -n 15 "$C.log")"
 		return
@@ -312,7 +327,7 @@ sl_row_steps() {
 		return
 	fi
 	tap_ok "$name: fixture, record and the run's commands"
-	[ -z "$pre" ] || sl_check_fn "$name: before settling, $pre" "$pre"
+	for fn in "${sl_pre[@]}"; do sl_check_fn "$name: before settling, $fn" "$fn"; done
 	cp -a "$D" "$C/ran"
 	sl_fp "$D" >"$C/fp.ran"
 	sl_fp "$OUTSIDE" >"$C/fp.outside"
@@ -359,5 +374,5 @@ sl_row_steps() {
 	) || true
 	tap_result "$name: a second settle finds nothing more" "$([ -z "$problems" ]; echo $?)" "$problems"
 
-	[ -z "$after" ] || sl_check_fn "$name: afterwards, $after" "$after"
+	for fn in "${sl_after[@]}"; do sl_check_fn "$name: afterwards, $fn" "$fn"; done
 }

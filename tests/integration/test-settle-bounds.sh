@@ -33,7 +33,8 @@ act_modules_65() {
 }
 act_modules_64() { sl_copies 64 .git/modules/m%02d; }
 after_staged_stays() { [ "$(git diff --cached --name-only)" = staged.txt ]; }
-sl_row --after after_staged_stays "65 new git directories below a .git/modules that held none" 1 sl_repo \
+sl_row --after after_staged_stays --after sl_next_sandbox_starts \
+	"65 new git directories below a .git/modules that held none" 1 sl_repo \
 	act_modules_65 moved:.git/modules
 sl_row "64 new git directories below a .git/modules that held none pass" 0 sl_repo act_modules_64
 
@@ -42,7 +43,8 @@ sl_row "64 new git directories below a .git/modules that held none pass" 0 sl_re
 # the repository whole and starts"
 removed_65=()
 for ((i = 1; i <= 65; i++)); do removed_65+=("removed:.git/modules/m$(printf %02d "$i")"); done
-sl_row --after after_staged_stays "65 new git directories beside the repository's submodules" 1 sl_repo_subs \
+sl_row --after after_staged_stays --after sl_next_sandbox_starts \
+	"65 new git directories beside the repository's submodules" 1 sl_repo_subs \
 	act_modules_65 "${removed_65[@]}"
 sl_row "64 new git directories beside the repository's submodules pass" 0 sl_repo_subs act_modules_64
 
@@ -64,14 +66,16 @@ act_250_repos() {
 	echo staged >staged.txt
 	git add staged.txt
 }
-sl_row --after after_staged_stays "250 new repositories beside 10 (a nested one's included)" 1 fx_ten \
+sl_row --pre sl_next_sandbox_refuses --after after_staged_stays --after sl_next_sandbox_starts \
+	"250 new repositories beside 10 (a nested one's included)" 1 fx_ten \
 	act_250_repos over:4
 
 # issue 12, decided: "The 256 git directories count the tree's own."
 act_255_repos() { sl_copies 255 r%03d/.git; }
 act_256_repos() { sl_copies 256 r%03d/.git; }
-sl_row "255 new repositories beside the tree's own pass" 0 sl_repo act_255_repos
-sl_row "256 new repositories beside the tree's own: one past the bound" 1 sl_repo act_256_repos over:1
+sl_row --after sl_next_sandbox_starts "255 new repositories beside the tree's own pass" 0 sl_repo act_255_repos
+sl_row --pre sl_next_sandbox_refuses --after sl_next_sandbox_starts \
+	"256 new repositories beside the tree's own: one past the bound" 1 sl_repo act_256_repos over:1
 
 # seed: "The indexes read at the end are those of every git directory that
 # served a work tree when the sandbox started, a nested repository's own

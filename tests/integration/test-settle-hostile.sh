@@ -125,7 +125,8 @@ act_300_repos() {
 		cp -a "$C/template/.git" "r$i/.git"
 	done
 }
-sl_row "300 new repositories" 1 sl_repo act_300_repos over:45
+sl_row --pre sl_next_sandbox_refuses --after sl_next_sandbox_starts "300 new repositories" 1 sl_repo \
+	act_300_repos over:45
 
 # A folder with mode 000.
 act_dotgit_000() {

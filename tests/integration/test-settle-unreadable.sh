@@ -41,11 +41,15 @@ after_reset_works() {
 	[ -z "$(git diff --cached --name-only)" ]
 	git status --short >/dev/null
 }
-sl_row --after after_reset_works "the repository's index cut short" 1 sl_repo act_index_short moved:.git/index
-sl_row --after after_reset_works "the repository's index with a checksum that does not match" 1 sl_repo \
+sl_row --pre sl_next_sandbox_refuses --after sl_next_sandbox_starts --after after_reset_works \
+	"the repository's index cut short" 1 sl_repo act_index_short moved:.git/index
+sl_row --pre sl_next_sandbox_refuses --after sl_next_sandbox_starts --after after_reset_works \
+	"the repository's index with a checksum that does not match" 1 sl_repo \
 	act_index_checksum moved:.git/index
-sl_row --after after_reset_works "the repository's index of version 1" 1 sl_repo act_index_v1 moved:.git/index
-sl_row --after after_reset_works "the repository's index recording 4,097 submodules" 1 sl_repo act_index_4097 \
+sl_row --pre sl_next_sandbox_refuses --after sl_next_sandbox_starts --after after_reset_works \
+	"the repository's index of version 1" 1 sl_repo act_index_v1 moved:.git/index
+sl_row --pre sl_next_sandbox_refuses --after sl_next_sandbox_starts --after after_reset_works \
+	"the repository's index recording 4,097 submodules" 1 sl_repo act_index_4097 \
 	moved:.git/index
 act_lib_index_short() { sl_cut_short .git/modules/lib/index; }
 act_wt_index_short() { sl_cut_short .git/worktrees/wt/index; }
