@@ -35,7 +35,8 @@
 # OPTIONS: --pre FN (a check on the tree as the run left it, before settle),
 # --after FN (a check with git on the settled tree, last), each a TAP line
 # and either given more than once; --as USER (record and settle run as
-# USER, the case's folder given to USER first).
+# USER, the case's folder given to USER first); --seen-as PATH (given to
+# record and settle: where git saw the tree during the run).
 #
 # Every case then checks, one TAP line each: the fixture and the run were
 # built (record changed nothing); settle's status and lines; a dry run says
@@ -45,7 +46,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SL_BIN=${OZ0SETTLE:-${OZ0_BUILDDIR:-.}/oz0settle}
-SL_OZ0FS=${OZ0FS:-${OZ0_BUILDDIR:-.}/oz0fs}
+OZ0FS=${OZ0FS:-${OZ0_BUILDDIR:-.}/oz0fs}
+SL_OZ0FS=$OZ0FS
 SL_TIMEOUT=${SL_TIMEOUT:-60}
 sl_cases=0
 
@@ -277,12 +279,13 @@ sl_check_fn() {
 
 sl_row() {
 	local name want fixture act
-	sl_as='' sl_pre=() sl_after=()
+	sl_as='' sl_pre=() sl_after=() sl_seen=()
 	while [ "${1#--}" != "$1" ]; do
 		case $1 in
 		--pre) sl_pre+=("$2") ;;
 		--after) sl_after+=("$2") ;;
 		--as) sl_as=$2 ;;
+		--seen-as) sl_seen=(--seen-as "$2") ;;
 		esac
 		shift 2
 	done
@@ -315,7 +318,7 @@ sl_row_steps() {
 		return
 	fi
 	[ -z "$sl_as" ] || chown -R "$sl_as:$(id -gn "$sl_as")" "$C"
-	sl_bin record record "$D" "$C/state"
+	sl_bin record record "${sl_seen[@]}" "$D" "$C/state"
 	problems=$(sl_sane record; sl_same "record" "$C/fp.before" "$D") || true
 	if [ "$sl_rc" -ne 0 ] || [ -n "$problems" ]; then
 		tap_not_ok "$name: record" "exit status $sl_rc" "$problems" "$(sl_show record.out record.err)"
@@ -332,10 +335,10 @@ sl_row_steps() {
 	sl_fp "$D" >"$C/fp.ran"
 	sl_fp "$OUTSIDE" >"$C/fp.outside"
 
-	sl_bin dry settle --dry-run "$D" "$C/state"
+	sl_bin dry settle --dry-run "${sl_seen[@]}" "$D" "$C/state"
 	local dry_rc=$sl_rc
 	{ sl_sane dry; sl_same "the dry run" "$C/fp.ran" "$D"; } >"$C/dry.problems" || true
-	sl_bin settle settle "$D" "$C/state"
+	sl_bin settle settle "${sl_seen[@]}" "$D" "$C/state"
 	local rc=$sl_rc
 	problems=$(
 		sl_sane settle
@@ -364,7 +367,7 @@ sl_row_steps() {
 	# Nothing is left to do: a second settle may only say again what the
 	# first could not settle (exit 1 then), and changes nothing.
 	sl_fp "$D" >"$C/fp.settled"
-	sl_bin again settle "$D" "$C/state"
+	sl_bin again settle "${sl_seen[@]}" "$D" "$C/state"
 	problems=$(
 		sl_sane again
 		[ "$sl_rc" -eq "$([ -s "$C/again.out" ] && echo 1 || echo 0)" ] || echo "exit status $sl_rc"

@@ -299,4 +299,23 @@ sl_row "a nested repository's new worktree, its commondir naming the outer repos
 sl_row "a new linked worktree's commondir naming its own common directory absolutely passes" 0 sl_repo \
 	act_wt_commondir_absolute
 
+# oz0settle --seen-as (README, "The settler"): where git saw the tree during
+# the run, which the absolute paths it wrote into .git files name. Here the
+# run's git worked at /workspace, a sandbox's bind of the mount.
+sl_as_workspace() { sed -i "s|$D|/workspace|g" "$@"; }
+act_wt_at_workspace() {
+	git worktree add -q wt
+	sl_as_workspace wt/.git .git/worktrees/wt/gitdir
+	grep -q '^gitdir: /workspace/.git/worktrees/wt$' wt/.git
+}
+act_lib_at_workspace() { echo "gitdir: /workspace/.git/modules/lib" >lib/.git; }
+sl_row --seen-as /workspace "a new worktree whose .git file names its folder as git saw it (--seen-as) passes" 0 \
+	sl_repo act_wt_at_workspace
+sl_row "a new worktree whose .git file names a folder outside the tree (no --seen-as)" 1 sl_repo \
+	act_wt_at_workspace removed:wt/.git
+sl_row --seen-as /workspace "a submodule's .git file naming its git directory as git saw it (--seen-as) stays" 0 \
+	sl_repo_subs act_lib_at_workspace
+sl_row "a submodule's .git file naming a git directory outside the tree (no --seen-as)" 1 sl_repo_subs \
+	act_lib_at_workspace restored:lib/.git
+
 tap_done

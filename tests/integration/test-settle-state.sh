@@ -76,6 +76,8 @@ sl_refused "record without STATE" 2 record "$D"
 sl_refused "settle without STATE" 2 settle "$D"
 sl_refused "settle with an argument too many" 2 settle "$D" "$C/state" extra
 sl_refused "settle with an unknown option" 2 settle --frobnicate "$D" "$C/state"
+sl_refused "record --dry-run" 2 record --dry-run "$D" "$C/elsewhere"
+sl_refused "a relative --seen-as" 2 settle --seen-as workspace "$D" "$C/state"
 
 # issue 12: "or STATE missing, unreadable or not for DIR (nothing is changed)"
 bad=$C/bad
@@ -171,6 +173,22 @@ echo "the person's" >"$OUTSIDE/target"
 ln -s "$OUTSIDE/target" "$C/linked-state"
 sl_bin linked record "$D" "$C/linked-state"
 check_eq "record to a STATE that is a link leaves what it names alone" "the person's" "$(cat "$OUTSIDE/target")"
+
+# README, "The settler": a DIR that an oz0fs mount covers is refused (exit 2):
+# the settler works on the tree itself, once the mount has ended.
+cp -a "$C/pristine" "$C/mounted-src"
+if oz_mount "$C/mounted-src" "$C/mnt"; then
+	sl_fp "$C/mounted-src" >"$C/fp.mounted"
+	for cmd in record settle; do
+		sl_bin mounted "$cmd" "$C/mnt" "$C/mounted-state"
+		check_eq "$cmd of a DIR an oz0fs mount covers exits 2" 2 "$sl_rc"
+	done
+	oz_umount "$C/mnt"
+	sl_fp "$C/mounted-src" >"$C/fp.now"
+	check "the tree below the mount is unchanged" cmp "$C/fp.mounted" "$C/fp.now"
+else
+	tap_not_ok "an oz0fs mount to settle through" "$(tail -n 5 "$T/daemon.log")"
+fi
 
 # issue 12: "`settle` never deletes STATE"
 sl_bin good settle "$D" "$C/state"
