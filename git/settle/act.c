@@ -54,14 +54,24 @@ void act_failed(struct settle_ctx *c, const char *path, const char *reason)
 	say(c, "could not settle", path, NULL, reason);
 }
 
+/* Says that WHAT could not be done to PATH; the settle goes on. */
 static int failed_errno(struct settle_ctx *c, const char *path, const char *what, int r)
 {
 	_cleanup_free_ char *why = NULL;
 
-	if (asprintf(&why, "cannot %s it: %s", what, strerror(-r)) < 0)
+	if (r == -ENOMEM || asprintf(&why, "cannot %s it: %s", what, strerror(-r)) < 0)
 		return -ENOMEM;
 	act_failed(c, path, why);
-	return r;
+	return 0;
+}
+
+/* What a dry run can tell of an action in the folder AT beforehand: that
+ * this process may not change its entries. */
+static int dry_check(const struct settle_ctx *c, int at)
+{
+	if (!c->opts->dry_run || faccessat(at, ".", W_OK | X_OK, AT_EACCESS) == 0)
+		return 0;
+	return negative_errno();
 }
 
 int act_open_parent(struct settle_ctx *c, const char *path, const char **name)
@@ -99,6 +109,8 @@ int act_move_aside(struct settle_ctx *c, const char *path, const char *reason)
 	_cleanup_free_ char *to = NULL;
 	int r = at < 0 ? at : free_aside_name(at, name, aside, sizeof(aside));
 
+	if (r >= 0)
+		r = dry_check(c, at);
 	if (r < 0)
 		return failed_errno(c, path, "move aside", r);
 	if (asprintf(&to, "%.*s%s", (int)(name - path), path, aside) < 0)
@@ -157,7 +169,7 @@ int act_remove(struct settle_ctx *c, const char *path, const char *reason)
 {
 	const char *name;
 	_cleanup_close_ int at = act_open_parent(c, path, &name);
-	int r = at < 0 ? at : 0;
+	int r = at < 0 ? at : dry_check(c, at);
 
 	if (r >= 0 && !c->opts->dry_run)
 		r = remove_below(at, name, 0);
@@ -200,7 +212,7 @@ int act_rewrite(struct settle_ctx *c, const char *path, const char *data, size_t
 {
 	const char *name;
 	_cleanup_close_ int at = act_open_parent(c, path, &name);
-	int r = at < 0 ? at : 0;
+	int r = at < 0 ? at : dry_check(c, at);
 
 	if (r >= 0 && !c->opts->dry_run)
 		r = replace_file(at, name, data, len);
@@ -213,17 +225,17 @@ int act_rewrite(struct settle_ctx *c, const char *path, const char *data, size_t
 int act_give_access(struct settle_ctx *c, int at, const char *name, const char *path, const char *reason)
 {
 	struct stat st;
+	/* By the folder's own fd: a link put in its place is not followed. */
+	_cleanup_close_ int fd = openat(at, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	char proc[64];
 
-	if (!c->opts->dry_run) {
-		/* By the folder's own fd: a link put in its place is not followed. */
-		_cleanup_close_ int fd = openat(at, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		char proc[64];
-		if (fd < 0 || fstat(fd, &st) < 0)
-			return failed_errno(c, path, "give access back to", negative_errno());
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (chmod(proc, (st.st_mode & 07777) | S_IRWXU) < 0)
-			return failed_errno(c, path, "give access back to", negative_errno());
-	}
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return failed_errno(c, path, "give access back to", negative_errno());
+	if (c->opts->dry_run && geteuid() != 0 && geteuid() != st.st_uid)
+		return failed_errno(c, path, "give access back to", -EPERM);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!c->opts->dry_run && chmod(proc, (st.st_mode & 07777) | S_IRWXU) < 0)
+		return failed_errno(c, path, "give access back to", negative_errno());
 	c->failed = true; /* the run fails saying so */
 	say(c, "gave the owner access back", path, NULL, reason);
 	return 0;

@@ -27,12 +27,16 @@ struct settle_ctx {
 	bool *gone;
 };
 
+/* Each action below returns 0 (when it could not be done, it said so as
+ * could not settle, and the settle goes on) or -ENOMEM. A dry run says an
+ * action this process may not do as could not settle too. */
+
 /* Renames PATH to PATH.sandbox-refused (or .sandbox-refused.N, the first
- * free one) in its folder. Returns 0 or -errno, said as could not settle. */
+ * free one) in its folder. */
 int act_move_aside(struct settle_ctx *c, const char *path, const char *reason);
 
 /* Removes PATH: a file or link, or a folder with all it holds (no link in
- * it followed). Returns 0 or -errno, said as could not settle. */
+ * it followed). */
 int act_remove(struct settle_ctx *c, const char *path, const char *reason);
 
 /* Replaces the file PATH by LEN bytes of DATA (a new file renamed over it),

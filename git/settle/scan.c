@@ -286,6 +286,36 @@ static int scan_dotgit(struct settle_scan *sc, int rootfd, const char *dir, int 
 	return 0;
 }
 
+/* ---- Opening a folder ------------------------------------------------------ */
+
+/* Opens the folder NAME in AT (at PATH) to read it. One without the owner's
+ * rwx is listed as locked, and the caller's on_locked hears of it first (it
+ * may give the access back). Returns the fd; -ENOENT when NAME is missing or
+ * not a folder (a link is not followed); -ECANCELED when it cannot be opened
+ * and that is to be passed over (a lock of the person's); or the open's
+ * -errno. */
+static int open_folder(struct settle_scan *sc, int at, const char *name, const char *path)
+{
+	struct stat st;
+	bool passed = false;
+	int fd;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : negative_errno();
+	if (!S_ISDIR(st.st_mode))
+		return -ENOENT;
+	if ((st.st_mode & S_IRWXU) != S_IRWXU) {
+		int r = settle_names_has(&sc->st.locked, path) ? 0 : settle_names_add(&sc->st.locked, path, strlen(path));
+		if (r < 0)
+			return r;
+		passed = !sc->on_locked || sc->on_locked(sc, at, name, path);
+	}
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && passed)
+		return -ECANCELED;
+	return fd < 0 ? negative_errno() : fd;
+}
+
 /* ---- The work tree ---------------------------------------------------------- */
 
 struct walk {
@@ -299,35 +329,24 @@ static int walk_folder(struct walk *w, int fd, const char *path, unsigned depth)
 /* The entry E of the folder FD (at PATH): a folder is walked. */
 static int walk_entry(struct walk *w, int fd, const char *path, const struct entry *e, unsigned depth)
 {
-	const char *name = e->name;
 	_cleanup_free_ char *child = NULL;
-	struct stat st;
 
 	if (++w->sc->entries > SCAN_MAX_ENTRIES)
 		return -E2BIG;
 	if (e->type != DT_DIR && e->type != DT_UNKNOWN)
 		return 0; /* no stat for each file of a large tree */
-	child = settle_join(path, name);
+	child = settle_join(path, e->name);
 	if (!child)
 		return -ENOMEM;
-	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : unseen(w->sc, child, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return 0;
-	bool persons = false;
-	if ((st.st_mode & S_IRWXU) != S_IRWXU) {
-		int r = settle_names_add(&w->sc->st.locked, child, strlen(child));
-		if (r < 0)
-			return r;
-		persons = !w->sc->on_locked || w->sc->on_locked(w->sc, fd, name, child);
-	}
 	if (depth + 1 >= SCAN_MAX_DEPTH)
 		return unseen(w->sc, child, "a folder deeper than the settler reads");
-	_cleanup_close_ int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sub < 0 && persons)
-		return 0; /* the person's own: neither side of the run could look in */
+	_cleanup_close_ int sub = open_folder(w->sc, fd, e->name, child);
+	if (sub == -ENOENT || sub == -ECANCELED)
+		return 0;
+	if (sub == -ENOMEM)
+		return sub;
 	if (sub < 0)
-		return unseen(w->sc, child, strerror(errno));
+		return unseen(w->sc, child, strerror(-sub));
 	return walk_folder(w, sub, child, depth + 1);
 }
 
@@ -374,59 +393,69 @@ static uint64_t file_print(int fd, const char *name)
 	return h == 0 || h == SCAN_UNREADABLE ? 1 : h;
 }
 
-/* The names of the folder NAME in FD, quarantined ones left out; nothing
- * when it is missing or not a folder. */
-static int list_folder(int fd, const char *name, struct settle_names *out)
+/* The names of the folder NAME in FD (in the git directory at PATH),
+ * quarantined ones left out; nothing when it is missing or not a folder. */
+static int list_folder(struct settle_scan *sc, int fd, const char *name, const char *path, struct settle_names *out)
 {
-	_cleanup_close_ int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *p = settle_join(path, name);
 	_cleanup_(settle_names_done) struct settle_names all = {0};
 	int r;
 
+	if (!p)
+		return -ENOMEM;
+	_cleanup_close_ int sub = open_folder(sc, fd, name, p);
+	if (sub == -ENOENT || sub == -ECANCELED)
+		return 0;
 	if (sub < 0)
-		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : negative_errno();
+		return sub == -ENOMEM ? sub : unseen(sc, p, strerror(-sub));
 	r = settle_list_names(sub, &all);
 	for (size_t i = 0; r >= 0 && i < all.n; i++)
 		if (!quarantined(all.v[i]))
 			r = settle_names_add(out, all.v[i], strlen(all.v[i]));
 	return r;
 }
-
 /* The git directories below a modules folder (FD; REL below it) into
  * FOUND: a folder holding HEAD is one (a module's name may hold '/'),
  * others are walked. */
-static int find_modules(int fd, const char *rel, unsigned depth, struct settle_names *found)
+static int find_modules(struct settle_scan *sc, int fd, const char *path, const char *rel, unsigned depth,
+                        struct settle_names *found)
 {
 	_cleanup_(settle_names_done) struct settle_names names = {0};
 	int r = settle_list_names(fd, &names);
 
 	for (size_t i = 0; r >= 0 && i < names.n; i++) {
-		_cleanup_free_ char *q = settle_join(rel, names.v[i]);
-		if (!q)
+		_cleanup_free_ char *q = settle_join(rel, names.v[i]), *p = settle_join(path, names.v[i]);
+		if (!q || !p)
 			return -ENOMEM;
 		if (quarantined(names.v[i]))
 			continue;
-		_cleanup_close_ int sub = openat(fd, names.v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
+		_cleanup_close_ int sub = open_folder(sc, fd, names.v[i], p);
+		if (sub == -ENOMEM)
+			return sub;
+		if (sub == -ENOENT || sub == -ECANCELED)
 			continue; /* a file or link in modules/ is no git directory */
-		if (holds(sub, "HEAD", S_IFREG))
+		if (sub < 0)
+			r = unseen(sc, p, strerror(-sub));
+		else if (holds(sub, "HEAD", S_IFREG))
 			r = settle_names_add(found, q, strlen(q));
 		else if (depth + 1 < MODULES_MAX_DEPTH)
-			r = find_modules(sub, q, depth + 1, found);
+			r = find_modules(sc, sub, p, q, depth + 1, found);
 	}
 	return r;
 }
-
 static int scan_modules(struct settle_scan *sc, size_t i, int fd)
 {
-	_cleanup_close_ int mods = openat(fd, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_free_ char *mpath = settle_join(sc->st.gitdirs[i].path, "modules");
 	int r;
 
 	if (!mpath)
 		return -ENOMEM;
-	if (mods < 0)
+	_cleanup_close_ int mods = open_folder(sc, fd, "modules", mpath);
+	if (mods == -ENOENT || mods == -ECANCELED)
 		return 0;
-	r = find_modules(mods, "", 0, &sc->st.gitdirs[i].modules);
+	if (mods < 0)
+		return mods == -ENOMEM ? mods : unseen(sc, mpath, strerror(-mods));
+	r = find_modules(sc, mods, mpath, "", 0, &sc->st.gitdirs[i].modules);
 	if (r < 0 && r != -ENOMEM && r != -E2BIG)
 		return unseen(sc, mpath, strerror(-r));
 	for (size_t k = 0; r >= 0 && k < sc->st.gitdirs[i].modules.n; k++) {
@@ -485,27 +514,53 @@ static int scan_gitlinks(struct settle_scan *sc, int rootfd, struct settle_gitdi
 
 static int scan_worktrees(struct settle_scan *sc, size_t i, int fd)
 {
-	int r = list_folder(fd, "worktrees", &sc->st.gitdirs[i].worktrees);
+	int r = list_folder(sc, fd, "worktrees", sc->st.gitdirs[i].path, &sc->st.gitdirs[i].worktrees);
+	_cleanup_free_ char *wpath = settle_join(sc->st.gitdirs[i].path, "worktrees");
+	_cleanup_close_ int wfd = r >= 0 && sc->st.gitdirs[i].worktrees.n ? openat(fd, "worktrees", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 
-	for (size_t k = 0; r >= 0 && k < sc->st.gitdirs[i].worktrees.n; k++) {
-		_cleanup_free_ char *rel = settle_join("worktrees", sc->st.gitdirs[i].worktrees.v[k]);
-		_cleanup_free_ char *p = rel ? settle_join(sc->st.gitdirs[i].path, rel) : NULL;
+	if (!wpath)
+		return -ENOMEM;
+	for (size_t k = 0; r >= 0 && wfd >= 0 && k < sc->st.gitdirs[i].worktrees.n; k++) {
+		_cleanup_free_ char *p = settle_join(wpath, sc->st.gitdirs[i].worktrees.v[k]);
 		if (!p)
 			return -ENOMEM;
-		if (holds(fd, rel, S_IFDIR))
+		_cleanup_close_ int sub = open_folder(sc, wfd, sc->st.gitdirs[i].worktrees.v[k], p);
+		if (sub >= 0 || sub == -ECANCELED)
 			r = add_gitdir(sc, p, SETTLE_GITDIR_LINKED, NULL);
+		else if (sub != -ENOENT)
+			r = sub == -ENOMEM ? sub : unseen(sc, p, strerror(-sub));
 	}
 	return r;
 }
 
 /* Fills the git directory I, whose modules and worktrees join the list. */
+/* Opens the git directory G. A .git folder is opened as the walk opens a
+ * folder (the walk stops at it): the others were, where they were found. */
+static int open_gitdir(struct settle_scan *sc, int rootfd, const struct settle_gitdir *g)
+{
+	const char *slash = strrchr(g->path, '/');
+	_cleanup_free_ char *parent = NULL;
+
+	if (g->kind != SETTLE_GITDIR_DOTGIT)
+		return safe_openat(rootfd, *g->path ? g->path : ".", O_RDONLY | O_DIRECTORY, 0);
+	parent = slash ? strndup(g->path, (size_t)(slash - g->path)) : strdup(".");
+	if (!parent)
+		return -ENOMEM;
+	_cleanup_close_ int at = safe_openat(rootfd, parent, O_PATH | O_DIRECTORY, 0);
+	return at < 0 ? at : open_folder(sc, at, ".git", g->path);
+}
+
 static int scan_gitdir(struct settle_scan *sc, int rootfd, size_t i)
 {
 	struct settle_gitdir *g = &sc->st.gitdirs[i];
-	_cleanup_close_ int fd = safe_openat(rootfd, *g->path ? g->path : ".", O_RDONLY | O_DIRECTORY, 0);
+	_cleanup_close_ int fd = open_gitdir(sc, rootfd, g);
 	struct stat st;
 	int r;
 
+	if (fd == -ENOMEM)
+		return fd;
+	if (fd == -ECANCELED)
+		return 0;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return unseen(sc, g->path, strerror(fd < 0 ? -fd : errno));
 	g->dev = st.st_dev;
@@ -513,7 +568,7 @@ static int scan_gitdir(struct settle_scan *sc, int rootfd, size_t i)
 	g->config_print = file_print(fd, "config");
 	g->todo_print = file_print(fd, "rebase-merge/git-rebase-todo");
 	g->sequencer_print = file_print(fd, "sequencer/todo");
-	r = list_folder(fd, "hooks", &g->hooks);
+	r = list_folder(sc, fd, "hooks", g->path, &g->hooks);
 	if (r >= 0 && g->served)
 		r = scan_gitlinks(sc, rootfd, g, fd);
 	/* A linked worktree's folder has neither (git reads the common

@@ -64,7 +64,9 @@ static bool give_access_back(struct settle_scan *sc, int at, const char *name, c
 		return true;
 	act_give_access(c, at, name, path,
 	                "the run took the owner's access to this folder: git reads folders it may not write");
-	return false;
+	/* A dry run cannot look in where the settle would, once it gave the
+	 * access back: what it holds goes unsaid rather than unseen. */
+	return c->opts->dry_run;
 }
 
 static void say_unseen(struct settle_ctx *c)
@@ -145,6 +147,15 @@ static int index_aside(struct settle_ctx *c, size_t i, const char *why)
 	return act_move_aside(c, path, why);
 }
 
+/* Whether the git directory I served a work tree, now or before the run
+ * (when its .git can no longer be looked at). */
+static bool served(const struct settle_ctx *c, size_t i)
+{
+	long b = settle_scan_find(c->before, c->now.st.gitdirs[i].path);
+
+	return c->now.st.gitdirs[i].served || (b >= 0 && c->before->gitdirs[b].served);
+}
+
 /* An index that cannot be read whole goes aside, so git follows none of its
  * entries into a submodule; and every index when anything could not be
  * settled, so git enters nothing the run left. */
@@ -156,7 +167,7 @@ static int check_indexes(struct settle_ctx *c)
 		if (!c->gone[i] && settle_names_has(&c->now.bad_indexes, c->now.st.gitdirs[i].path))
 			r = index_aside(c, i, "an index that cannot be read whole: git would follow its entries");
 	for (size_t i = 0; r >= 0 && c->unsettled && i < c->now.st.n_gitdirs; i++)
-		if (!c->gone[i] && c->now.st.gitdirs[i].served &&
+		if (!c->gone[i] && served(c, i) &&
 		    !settle_names_has(&c->now.bad_indexes, c->now.st.gitdirs[i].path))
 			r = index_aside(c, i, "something could not be settled: git must enter nothing the run left");
 	return r;
