@@ -103,8 +103,8 @@ act_repo_000_nobody() {
 	chown -R nobody:"$(id -gn nobody)" proj
 	chmod 000 proj
 }
-sl_row --as nobody "as nobody: a new repository with a hook, made mode 000" 1 sl_repo act_repo_000_nobody \
-	access:proj moved:proj/.git/hooks
+sl_row --as nobody --dry-blind proj "as nobody: a new repository with a hook, made mode 000" 1 sl_repo \
+	act_repo_000_nobody access:proj moved:proj/.git/hooks
 
 # issue 12, decided: "Access given back is only access the run took away: a
 # folder the person made read-only before the run stays as it was."
@@ -123,7 +123,8 @@ sl_row --as nobody "as nobody: folders the person locked before the run stay loc
 # that could not be settled, sends every index aside, so git enters nothing
 # the run left; the other submodules are settled all the same."
 # As nobody, on a tree of nobody's, where the run (as root) left what nobody
-# cannot look at or change.
+# cannot look at or change. With every index aside no path is a submodule's,
+# so the new submodule's .git file goes too.
 act_lib_hidden() {
 	sl_subadd "$SRC/lib" b
 	sl_hook .git/modules/b/hooks/post-checkout
@@ -133,7 +134,7 @@ act_lib_hidden() {
 }
 sl_row --as nobody "as nobody: a submodule the run hid, another given a hook" 1 sl_repo_subs act_lib_hidden \
 	couldnot-under:lib moved:.git/index moved:.git/modules/lib/index moved:.git/modules/other/index \
-	moved:.git/modules/b/index moved:.git/modules/b/hooks
+	moved:.git/modules/b/index moved:.git/modules/b/hooks removed:b/.git
 act_root_repo_hook() {
 	git init -q proj
 	sl_hook proj/.git/hooks/pre-commit
