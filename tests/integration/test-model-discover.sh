@@ -187,8 +187,11 @@ hostile() {
 	git init -q "$h/badindex"
 	echo a >"$h/badindex/a"
 	git -C "$h/badindex" add a
-	printf X | dd of="$h/badindex/.git/index" bs=1 seek=$(($(stat -c %s "$h/badindex/.git/index") - 1)) \
-		conv=notrunc 2>/dev/null
+	# the checksum's last byte made another one than it is (an 'X' may be what it was)
+	local idx=$h/badindex/.git/index last
+	last=$(tail -c 1 "$idx" | od -An -tu1 | tr -d ' ')
+	printf "\\$(printf %o $(((last + 1) % 256)))" |
+		dd of="$idx" bs=1 seek=$(($(stat -c %s "$idx") - 1)) conv=notrunc 2>/dev/null
 	refuses_mount "an index with a bad checksum refuses the mount" "$h/badindex" "cannot read the index '.git/index'"
 	git init -q "$h/fifo"
 	rm "$h/fifo/.git/config"
