@@ -59,7 +59,10 @@ struct run {
 	char *run_dir; /* the run's own files: the daemon's log, the audit file */
 	char *audit;
 	int log_fd;
+	bool recorded; /* the tree's state was recorded: it is settled whatever happens */
 	struct run_daemon daemon;
+	struct run_view view;
+	struct run_sandbox_spec spec;
 	struct run_sandbox sandbox;
 	struct run_cgroup *cgroup;
 	struct run_outcome o;
@@ -213,6 +216,7 @@ static void claim_and_record(struct run *r)
 	}
 	if (run_settle_record(r->rootfd, r->tree, r->workspace, r->state, &err) < 0)
 		refuse(r, "cannot record the tree before the run: %s", err ? err : "unknown");
+	r->recorded = true;
 }
 
 /* ---- The daemon --------------------------------------------------------------- */
@@ -289,24 +293,25 @@ static void start_daemon(struct run *r)
 
 static void start_sandbox(struct run *r)
 {
-	const struct run_view view = {
+	struct run_cgroup_bases bases = {0};
+	_cleanup_free_ char *name = NULL, *err = NULL;
+	int k;
+
+	r->view = (struct run_view){
 	        .tree = r->tree,
 	        .workspace = r->workspace,
 	        .home = r->home,
 	        .node_home = r->node_home,
 	        .audit_file = r->audit,
 	};
-	const struct run_sandbox_spec spec = {
+	r->spec = (struct run_sandbox_spec){
 	        .argv = r->a.argv,
-	        .view = &view,
+	        .ids = {geteuid(), getegid()},
+	        .view = &r->view,
 	        .daemon = &r->daemon,
 	        .network_none = r->a.network == RUN_NETWORK_NONE,
 	};
-	struct run_cgroup_bases bases = {0};
-	_cleanup_free_ char *name = NULL, *err = NULL;
-	int k;
-
-	if (run_sandbox_fork(&spec, &r->sandbox) < 0)
+	if (run_sandbox_fork(&r->spec, &r->sandbox) < 0)
 		refuse(r, "cannot fork the sandbox: %m");
 	if (run_cgroup_locate(&bases) < 0 || asprintf(&name, "oz0run.%d", (int)getpid()) < 0)
 		refuse(r, "out of memory");
@@ -376,8 +381,9 @@ static void settle_tree(struct run *r)
 	_cleanup_free_ char *err = NULL;
 	int k;
 
-	if (!r->state)
+	if (!r->recorded)
 		return;
+	r->recorded = false;
 	k = run_settle(r->rootfd, r->state, r->workspace, false, &r->o, &err);
 	if (k < 0)
 		say("could not settle the tree: %s; its state stays in %s for the next run", err ? err : strerror(-k),
@@ -421,6 +427,7 @@ static void run_done(struct run *r)
 	run_sandbox_abort(&r->sandbox);
 	if (r->daemon.pid > 0)
 		run_daemon_stop(&r->daemon);
+	settle_tree(r);
 	if (r->cgroup)
 		run_cgroup_remove(r->cgroup);
 	r->cgroup = NULL;

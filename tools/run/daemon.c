@@ -81,7 +81,8 @@ static int join_prepared(struct run_daemon *d, int sync)
 	if (k < 0)
 		return k;
 	if (geteuid() != 0) {
-		if ((k = run_userns_map(d->pid)) < 0 || (d->userns_fd = open_ns(d->pid, "user")) < 0)
+		const struct run_ids ids = {geteuid(), getegid()};
+		if ((k = run_userns_map(d->pid, RUN_USERNS_DAEMON, &ids)) < 0 || (d->userns_fd = open_ns(d->pid, "user")) < 0)
 			return k < 0 ? k : d->userns_fd;
 	}
 	d->mntns_fd = open_ns(d->pid, "mnt");

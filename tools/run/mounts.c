@@ -27,7 +27,15 @@ int mounts_open(const char *path)
 
 int mounts_open_at(int dirfd, const char *path)
 {
-	return safe_openat(dirfd, path, O_PATH, 0);
+	int fd = safe_openat(dirfd, path, O_PATH, 0);
+	struct stat st;
+
+	/* O_PATH|O_NOFOLLOW opens a link at the end itself: no mount goes on one */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+		close(fd);
+		return -ELOOP;
+	}
+	return fd;
 }
 
 /* A detached mount of the file system FSFD was configured for. */

@@ -141,7 +141,7 @@ static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_vi
 {
 	struct run_msg m;
 	sigset_t chld;
-	int sigfd, status;
+	int sigfd, status, k;
 	pid_t cmd;
 
 	mount_proc(chan);
@@ -149,6 +149,8 @@ static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_vi
 		bring_loopback_up(chan);
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		give_up(chan, negative_errno(), "cannot make the sandbox's user namespace");
+	if (s->ids.uid != 0 && (k = run_userns_map(0, RUN_USERNS_SANDBOX, &s->ids)) < 0)
+		give_up(chan, k, "cannot map the sandbox's user namespace");
 	if (run_msg_send(chan, RUN_MSG_MAP_ME, 0, NULL) < 0 || run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
 		_exit(1);
 	/* the runner is the parent now (getppid() reads 0 from pid 1): if it
@@ -210,7 +212,7 @@ int run_sandbox_fork(const struct run_sandbox_spec *s, struct run_sandbox *sb)
 {
 	int sv[2];
 
-	*sb = (struct run_sandbox){.setup = -1, .init = -1, .chan = -1};
+	*sb = (struct run_sandbox){.spec = s, .setup = -1, .init = -1, .chan = -1};
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return negative_errno();
 	sb->setup = fork();
@@ -250,7 +252,7 @@ int run_sandbox_start(struct run_sandbox *sb, char **errmsg)
 	sb->setup = -1;
 	if ((k = run_msg_expect(sb->chan, RUN_MSG_MAP_ME, &m)) < 0)
 		return say_error(&m, k, errmsg);
-	if ((k = run_userns_map(sb->init)) < 0) {
+	if (sb->spec->ids.uid == 0 && (k = run_userns_map(sb->init, RUN_USERNS_SANDBOX, &sb->spec->ids)) < 0) {
 		m.type = 0;
 		return say_error(&m, k, errmsg);
 	}

@@ -20,16 +20,19 @@
 #include <sys/types.h>
 
 #include "tools/run/daemon.h"
+#include "tools/run/userns.h"
 #include "tools/run/view.h"
 
 struct run_sandbox_spec {
 	char *const *argv;
+	struct run_ids ids; /* the runner's, mapped into the sandbox */
 	const struct run_view *view;
 	const struct run_daemon *daemon;
 	bool network_none;
 };
 
 struct run_sandbox {
+	const struct run_sandbox_spec *spec;
 	pid_t setup;
 	pid_t init; /* once started */
 	int chan;   /* the runner's end of the channel (channel.h) */

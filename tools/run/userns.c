@@ -15,7 +15,10 @@ static int write_proc(pid_t pid, const char *file, const char *text)
 	_cleanup_close_ int fd = -1;
 	size_t n = strlen(text);
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	else
+		snprintf(path, sizeof(path), "/proc/self/%s", file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
@@ -24,17 +27,27 @@ static int write_proc(pid_t pid, const char *file, const char *text)
 	return 0;
 }
 
-int run_userns_map(pid_t pid)
+/* "INSIDE BELOW 1" for ID: root in the daemon's namespace, the id itself
+ * in the sandbox's, whose parent maps root to it. */
+static void one_id(char *map, size_t size, unsigned id, enum run_userns_role role)
+{
+	if (role == RUN_USERNS_DAEMON)
+		snprintf(map, size, "0 %u 1\n", id);
+	else
+		snprintf(map, size, "%u 0 1\n", id);
+}
+
+int run_userns_map(pid_t pid, enum run_userns_role role, const struct run_ids *ids)
 {
 	char uid_map[64], gid_map[64];
 	int k;
 
-	if (geteuid() == 0) {
+	if (ids->uid == 0) {
 		snprintf(uid_map, sizeof(uid_map), "0 0 4294967295\n");
 		snprintf(gid_map, sizeof(gid_map), "0 0 4294967295\n");
 	} else {
-		snprintf(uid_map, sizeof(uid_map), "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
-		snprintf(gid_map, sizeof(gid_map), "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+		one_id(uid_map, sizeof(uid_map), (unsigned)ids->uid, role);
+		one_id(gid_map, sizeof(gid_map), (unsigned)ids->gid, role);
 		k = write_proc(pid, "setgroups", "deny");
 		if (k < 0)
 			return k;
