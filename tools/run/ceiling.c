@@ -114,15 +114,22 @@ static void parser_fail(struct ceiling_parser *p, int error, const char *fmt, ..
 }
 
 /* inih names a section to the handler only with its first key, so an
- * unknown one with no key under it is caught on its own line. */
-static void check_header(struct ceiling_parser *p, const char *line, size_t n)
+ * unknown one with no key under it is caught on its own line. And inih
+ * reads an indented line after a key as more of that key's value (the key
+ * given again), so an indented line other than a comment is refused with
+ * that reason rather than as a key given twice. */
+static void check_line(struct ceiling_parser *p, const char *line, size_t n)
 {
 	size_t i = 0, name_len;
 	const char *close;
 
 	while (i < n && (line[i] == ' ' || line[i] == '\t'))
 		i++;
-
+	if (i > 0 && i < n && !strchr(";#\r\n", line[i])) {
+		parser_fail(p, -EINVAL, "an indented line, which inih reads as more of the value above: start it at "
+			    "the margin");
+		return;
+	}
 	if (i >= n || line[i] != '[')
 		return;
 	close = memchr(line + i, ']', n - i);
@@ -155,7 +162,7 @@ static char *parser_read_line(char *str, int num, void *stream)
 	else if (num < 3 || text > (size_t)num - 3)
 		parser_fail(p, -EINVAL, "line of %zu bytes: longer than %d bytes", text, num < 3 ? 0 : num - 3);
 	else
-		check_header(p, start, n);
+		check_line(p, start, n);
 	if (p->error)
 		return NULL;
 	memcpy(str, start, n);

@@ -90,16 +90,12 @@ void run_outcome_free(struct run_outcome *o)
 }
 
 /* A JSON string of S with every byte outside well-formed UTF-8 as U+FFFD;
- * null for NULL. NULL only when out of memory. */
+ * NULL when out of memory. */
 static struct json_object *text(const char *s)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len, n = 0;
+	size_t len = strlen(s), n = 0;
+	_cleanup_free_ char *buf = malloc(3 * len + 1);
 
-	if (!s)
-		return json_object_new_null();
-	len = strlen(s);
-	buf = malloc(3 * len + 1);
 	if (!buf)
 		return NULL;
 	for (size_t i = 0; i < len;) {
@@ -130,6 +126,24 @@ static int put(struct json_object *o, const char *key, struct json_object *v)
 	return -ENOMEM;
 }
 
+/* json-c's null is a NULL object, so it has a call of its own. */
+static int put_null(struct json_object *o, const char *key)
+{
+	return json_object_object_add(o, key, NULL) == 0 ? 0 : -ENOMEM;
+}
+
+/* S, or null for NULL. */
+static int put_text(struct json_object *o, const char *key, const char *s)
+{
+	return s ? put(o, key, text(s)) : put_null(o, key);
+}
+
+/* V, or null for 0: "not set", "not known". */
+static int put_count(struct json_object *o, const char *key, uint64_t v)
+{
+	return v ? put(o, key, json_object_new_uint64(v)) : put_null(o, key);
+}
+
 /* Appends V (taking it); a NULL V is out of memory. */
 static int append(struct json_object *a, struct json_object *v)
 {
@@ -141,28 +155,22 @@ static int append(struct json_object *a, struct json_object *v)
 	return -ENOMEM;
 }
 
-/* 0 is "not set": null. */
-static struct json_object *count(uint64_t v)
-{
-	return v ? json_object_new_uint64(v) : json_object_new_null();
-}
-
-static struct json_object *cpus(uint32_t millis)
+static int put_cpus(struct json_object *o, const char *key, uint32_t millis)
 {
 	char buf[16];
 
 	if (!millis)
-		return json_object_new_null();
+		return put_null(o, key);
 	run_format_cpus(millis, buf);
-	return json_object_new_double_s(millis / 1000.0, buf);
+	return put(o, key, json_object_new_double_s(millis / 1000.0, buf));
 }
 
 static struct json_object *limits(const struct run_limits *l)
 {
 	_cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
 
-	if (!o || put(o, "memory_mb", count(l->memory_mb)) < 0 || put(o, "pids", count(l->pids)) < 0 ||
-	    put(o, "cpus", cpus(l->cpu_millis)) < 0)
+	if (!o || put_count(o, "memory_mb", l->memory_mb) < 0 || put_count(o, "pids", l->pids) < 0 ||
+	    put_cpus(o, "cpus", l->cpu_millis) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -209,8 +217,8 @@ static struct json_object *one_settled(const struct run_settled *s)
 {
 	_cleanup_(json_object_putp) struct json_object *e = json_object_new_object();
 
-	if (!e || put(e, "action", text(s->verb)) < 0 || put(e, "path", text(s->path)) < 0 ||
-	    (s->to && put(e, "to", text(s->to)) < 0) || put(e, "reason", text(s->reason)) < 0 ||
+	if (!e || put_text(e, "action", s->verb) < 0 || put_text(e, "path", s->path) < 0 ||
+	    (s->to && put_text(e, "to", s->to) < 0) || put_text(e, "reason", s->reason) < 0 ||
 	    put(e, "earlier", json_object_new_boolean(s->earlier)) < 0)
 		return NULL;
 	return TAKE_PTR(e);
@@ -237,8 +245,8 @@ static struct json_object *report(const struct run_outcome *o)
 	    put(r, "ended", json_object_new_string(name_of(ended_names, ELEMENTSOF(ended_names), o->ended))) < 0 ||
 	    put(r, "exit_status", json_object_new_int(o->exit_status)) < 0 ||
 	    put(r, "signal", json_object_new_int(o->signal)) < 0 ||
-	    put(r, "peak_memory_bytes", count(o->peak_memory_bytes)) < 0 ||
-	    put(r, "daemon_pid", count(o->daemon_pid > 0 ? (uint64_t)o->daemon_pid : 0)) < 0 ||
+	    put_count(r, "peak_memory_bytes", o->peak_memory_bytes) < 0 ||
+	    put_count(r, "daemon_pid", o->daemon_pid > 0 ? (uint64_t)o->daemon_pid : 0) < 0 ||
 	    put(r, "settled", all_settled(o)) < 0 || put(r, "status", json_object_new_int(o->status)) < 0)
 		return NULL;
 	return TAKE_PTR(r);
