@@ -61,6 +61,10 @@ struct run_cgroup {
 	struct sd_bus *bus;
 };
 
+/* A cgroup of mode none, holding nothing yet; NULL when out of memory.
+ * run_cgroup_remove() frees it. */
+struct run_cgroup *cg_new(const struct run_cgroup_folders *folders);
+
 /* Each mode's start: 0 when used (CG filled in), 1 when not (*WHY says
  * why, starting with the mode's name), or -ENOMEM. */
 int cg_v2_start(const struct run_cgroup_bases *b, const char *name, const struct run_limits *limits, pid_t pid,

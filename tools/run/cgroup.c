@@ -35,11 +35,20 @@ const char *run_cgroup_mode_name(enum run_cgroup_mode m)
 	return "none";
 }
 
-static void cg_init(struct run_cgroup *cg, const struct run_cgroup_bases *b)
+static void cg_init(struct run_cgroup *cg, const struct run_cgroup_folders *folders)
 {
-	*cg = (struct run_cgroup){.mode = RUN_CGROUP_NONE, .folders = b->folders, .oom_fd = -1, .fd = -1, .base_fd = -1};
+	*cg = (struct run_cgroup){.mode = RUN_CGROUP_NONE, .folders = folders, .oom_fd = -1, .fd = -1, .base_fd = -1};
 	for (size_t i = 0; i < ELEMENTSOF(cg->v1); i++)
 		cg->v1[i] = (struct cg_v1_folder){.base_fd = -1, .fd = -1};
+}
+
+struct run_cgroup *cg_new(const struct run_cgroup_folders *folders)
+{
+	struct run_cgroup *cg = malloc(sizeof(*cg));
+
+	if (cg)
+		cg_init(cg, folders);
+	return cg;
 }
 
 /* Removes what CG's mode made, frees and closes what it holds, and leaves
@@ -62,7 +71,7 @@ static void cg_clear(struct run_cgroup *cg)
 		close(cg->base_fd);
 	free(cg->base);
 	free(cg->name);
-	cg_init(cg, &(struct run_cgroup_bases){.folders = folders});
+	cg_init(cg, folders);
 }
 
 /* A single path component that is a valid cgroup and unit name. */
@@ -94,7 +103,7 @@ static int append_reason(char **line, const char *reason)
 int run_cgroup_start(const struct run_cgroup_bases *b, const char *name, const struct run_limits *limits, pid_t pid,
                      struct run_cgroup **out, char **why)
 {
-	_cleanup_free_ struct run_cgroup *cg = malloc(sizeof(*cg));
+	_cleanup_free_ struct run_cgroup *cg = NULL;
 	_cleanup_free_ char *reasons = NULL;
 	char *line = NULL;
 	int k = 1;
@@ -103,9 +112,8 @@ int run_cgroup_start(const struct run_cgroup_bases *b, const char *name, const s
 	*why = NULL;
 	if (!name_ok(name) || !limits_ok(limits) || pid <= 0)
 		return -EINVAL;
-	if (!cg)
+	if (!(cg = cg_new(b->folders)))
 		return -ENOMEM;
-	cg_init(cg, b);
 	/* Each refusal's reason is kept; the used mode's line goes first. */
 	for (size_t i = 0; k == 1 && i < ELEMENTSOF(mode_starts); i++) {
 		_cleanup_free_ char *reason = NULL;
