@@ -76,7 +76,7 @@ int probe_cgroup(struct report *r)
 		k = report_add(r, "cgroup", "Cgroup limits", "none", "the probe could not start: %s", strerror(-k));
 	else
 		k = report_add(r, "cgroup", "Cgroup limits", run_cgroup_mode_name(a.mode),
-		               "a probe cgroup with a stand-in process was made and removed: %s", a.why);
+		               "tried for real (a probe cgroup and a stand-in process, removed after): %s", a.why);
 	free(a.why);
 	return k < 0 ? k : report_swap(r, &a);
 }

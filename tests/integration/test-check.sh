@@ -38,7 +38,7 @@ machine() {
 	expect_in "the kernel line names the release" "^Kernel: $(uname -r) — "
 	expect_in "FUSE passthrough is on or off, with why" '^FUSE passthrough: (on|off) — '
 	expect_in "the request spin follows the CPUs" "^Request spin: $([ "$(nproc)" -ge 2 ] && echo on || echo off) — $(nproc) CPU"
-	expect_in "the cgroup mode is v2, scope, v1 or none" '^Cgroup limits: (v2|scope|v1|none) — a probe cgroup '
+	expect_in "the cgroup mode is v2, scope, v1 or none" '^Cgroup limits: (v2|scope|v1|none) — tried for real '
 	# Whatever mode is used, the line names why each earlier one was not:
 	# a machine on v1 or none says why neither v2 nor a scope is used.
 	local mode

@@ -283,6 +283,27 @@ static void expect_applied(const struct run_cgroup *cg, const struct run_limits 
 	cr_expect_eq(got.cpu_millis, want->cpu_millis);
 }
 
+/* What the runner asks of a sandbox while it runs (one process in it):
+ * the OOM descriptor, an OOM kill once OOM_FILE says OOM_TEXT, the peak
+ * from PEAK_FILE, the count. */
+static void expect_running(const struct run_cgroup *cg, short events, const char *oom_file, const char *oom_text,
+                           const char *peak_file)
+{
+	short got;
+	size_t n;
+
+	cr_expect_geq(run_cgroup_oom_fd(cg, &got), 0);
+	cr_expect_eq(got, events);
+	cr_expect(!run_cgroup_oom_killed(cg));
+	put(oom_file, oom_text);
+	cr_expect(run_cgroup_oom_killed(cg));
+	cr_expect_eq(run_cgroup_peak_memory(cg), 0);
+	put(peak_file, "123456789\n");
+	cr_expect_eq(run_cgroup_peak_memory(cg), 123456789);
+	cr_expect_eq(run_cgroup_count(cg, &n), 0);
+	cr_expect_eq(n, 1);
+}
+
 TestSuite(run_cgroup, .init = setup, .fini = teardown);
 
 /* ---- v2 ------------------------------------------------------------------- */
@@ -305,8 +326,6 @@ Test(run_cgroup, v2_with_the_controllers_enabled)
 {
 	_cleanup_free_ char *before = NULL, *after = NULL, *why = NULL, *want = NULL;
 	struct run_cgroup *cg;
-	size_t n;
-	short events;
 
 	fake_v2("cpu io memory pids\n", "cpu memory pids\n");
 	bases.v2 = dup_at("v2");
@@ -320,16 +339,8 @@ Test(run_cgroup, v2_with_the_controllers_enabled)
 	expect_text("v2/cgroup.subtree_control", "cpu memory pids\n");
 	cr_expect(!exists("v2/oz0run.supervisor.1") && made == 1);
 
-	/* What the runner asks of it while the sandbox runs. */
-	cr_expect_geq(run_cgroup_oom_fd(cg, &events), 0);
-	cr_expect_eq(events, POLLPRI);
-	cr_expect(!run_cgroup_oom_killed(cg));
-	put("v2/oz0run.t/memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
-	cr_expect(run_cgroup_oom_killed(cg));
-	put("v2/oz0run.t/memory.peak", "123456789\n");
-	cr_expect_eq(run_cgroup_peak_memory(cg), 123456789);
-	cr_expect_eq(run_cgroup_count(cg, &n), 0);
-	cr_expect_eq(n, 1);
+	expect_running(cg, POLLPRI, "v2/oz0run.t/memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n",
+	               "v2/oz0run.t/memory.peak");
 	cr_expect_eq(run_cgroup_kill(cg), 0);
 	expect_text("v2/oz0run.t/cgroup.kill", "1");
 
@@ -483,7 +494,6 @@ Test(run_cgroup, v1_with_three_hierarchies)
 {
 	_cleanup_free_ char *before = NULL, *after = NULL, *why = NULL, *want = NULL, *event = NULL;
 	struct run_cgroup *cg;
-	size_t n;
 	short events;
 	int efd, cfd;
 
@@ -502,18 +512,11 @@ Test(run_cgroup, v1_with_three_hierarchies)
 	cr_expect(cg->swap_limited && strcmp(cg->swap_file, "memory.memsw.limit_in_bytes") == 0);
 
 	/* The OOM eventfd, registered on memory.oom_control. */
-	cr_expect_geq(run_cgroup_oom_fd(cg, &events), 0);
-	cr_expect_eq(events, POLLIN);
 	event = get("v1/memory/oz0run.t/cgroup.event_control");
 	cr_expect_eq(sscanf(event, "%d %d", &efd, &cfd), 2, "%s", event);
 	cr_expect_eq(efd, run_cgroup_oom_fd(cg, &events));
-	cr_expect(!run_cgroup_oom_killed(cg));
-	put("v1/memory/oz0run.t/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
-	cr_expect(run_cgroup_oom_killed(cg));
-	put("v1/memory/oz0run.t/memory.max_usage_in_bytes", "99999\n");
-	cr_expect_eq(run_cgroup_peak_memory(cg), 99999);
-	cr_expect_eq(run_cgroup_count(cg, &n), 0);
-	cr_expect_eq(n, 1);
+	expect_running(cg, POLLIN, "v1/memory/oz0run.t/memory.oom_control",
+	               "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", "v1/memory/oz0run.t/memory.max_usage_in_bytes");
 
 	run_cgroup_remove(cg);
 	after = snapshot();

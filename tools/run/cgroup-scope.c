@@ -223,9 +223,12 @@ int cg_scope_start(const struct run_cgroup_bases *b, const char *name, const str
 	if (!b->try_scope)
 		return cg_say(why, "scope: not asked for");
 	k = geteuid() == 0 ? sd_bus_open_system(&bus) : sd_bus_open_user(&bus);
+	/* ENOMEDIUM: no XDG_RUNTIME_DIR nor DBUS_SESSION_BUS_ADDRESS says
+	 * where a user bus would be. */
 	if (k < 0)
 		return cg_say(why, "scope: no systemd manager on the bus: cannot connect to the %s bus: %s",
-		              geteuid() == 0 ? "system" : "user", strerror(-k));
+		              geteuid() == 0 ? "system" : "user",
+		              k == -ENOMEDIUM ? "no user session (XDG_RUNTIME_DIR is not set)" : strerror(-k));
 	cg->bus = bus;
 	if (asprintf(&cg->unit, "oz0run-%s.scope", name) < 0) {
 		cg->unit = NULL;

@@ -61,8 +61,9 @@ static int base_missing(const struct run_cgroup *cg, unsigned *missing, char **w
 	offered[strcspn(offered, "\n")] = '\0';
 	absent = CG_ALL & ~controllers_in(offered);
 	if (absent)
-		return cg_say(why, "v2: %s does not offer %s (its cgroup.controllers: %s)", cg->base,
-		              cg_controller_names(absent, names), *offered ? offered : "none");
+		return cg_say(why, "v2: %s %s %s (its cgroup.controllers: %s)", cg->base,
+		              absent & (absent - 1) ? "offers none of" : "does not offer", cg_controller_names(absent, names),
+		              *offered ? offered : "none");
 	if ((k = cg_read(cg->base_fd, "cgroup.subtree_control", &enabled)) < 0)
 		return cg_say(why, "v2: cannot read %s/cgroup.subtree_control: %s", cg->base, strerror(-k));
 	*missing = CG_ALL & ~controllers_in(enabled);
