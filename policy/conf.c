@@ -560,8 +560,11 @@ static int parser_handle_line(struct config_parser *p, const char *section, cons
 		return 0;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
-		if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].key, key) == 0)
+		if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].key, key) == 0) {
+			if (strcmp(section, "commands") == 0)
+				p->cfg->commands_configured = true;
 			return config_keys[i].parse(p, value) >= 0;
+		}
 	parser_fail(p, -EINVAL, "unknown key '%s' in [%s]", key, section);
 	return 0;
 }

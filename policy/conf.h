@@ -40,6 +40,7 @@ struct policy_config {
 	char **command_allow;
 	size_t n_command_allow;
 	bool command_allow_rm, command_allow_sudo;
+	bool commands_configured; /* [commands] sets a key: oz0run judges its command by the rules */
 	struct {
 		char *memory_mb, *pids, *cpus; /* as written, NULL when unset */
 		char *file;                    /* absolute, NULL when unset */

@@ -78,6 +78,7 @@ Test(config, null_file_gives_defaults)
 	cr_assert_eq(cfg->n_command_allow, 0);
 	cr_assert_not(cfg->command_allow_rm);
 	cr_assert_not(cfg->command_allow_sudo);
+	cr_assert_not(cfg->commands_configured);
 	cr_assert_null(cfg->ceiling.memory_mb);
 	cr_assert_null(cfg->ceiling.pids);
 	cr_assert_null(cfg->ceiling.cpus);
@@ -229,6 +230,22 @@ Test(config, commands_section)
 	cr_assert_str_eq(cfg->command_allow[0], "git");
 	cr_assert(cfg->command_allow_rm);
 	cr_assert_not(cfg->command_allow_sudo);
+	cr_assert(cfg->commands_configured);
+	policy_config_free(cfg);
+}
+
+/* Only a key in [commands] makes oz0run judge its command: a file without
+ * one leaves the runner's ARGV free (./script.sh and all). */
+Test(config, commands_configured_only_by_a_key)
+{
+	struct policy_config *cfg = NULL;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[protect]\npath = .mcp.json\n[commands]\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert_not(cfg->commands_configured);
+	policy_config_free(cfg);
+	cr_assert_eq(load("[commands]\nsudo = refuse\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert(cfg->commands_configured);
 	policy_config_free(cfg);
 }
 
