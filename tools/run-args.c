@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,34 +36,32 @@ static const char usage[] =
         "acted; 124 timeout; 125 oz0run refused or could not start; 126/127 ARGV[0]\n"
         "cannot be executed / is not found; 137 out of memory.\n";
 
-static int bad(const char *fmt, const char *what)
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
 {
+	va_list ap;
+
 	fputs("oz0run: ", stderr);
-	fprintf(stderr, fmt, what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs(" (see oz0run --help)\n", stderr);
 	return -EINVAL;
 }
 
 static int whole(const char *opt, const char *value, uint64_t max, uint64_t *out)
 {
-	char fmt[128];
-
 	if (run_parse_whole(value, max, out) == 0)
 		return 0;
-	snprintf(fmt, sizeof(fmt), "%s '%%s': a whole number above 0 is needed", opt);
-	return bad(fmt, value);
+	return bad("%s '%s': a whole number above 0 is needed", opt, value);
 }
 
 static int path(const char *opt, const char *value, const char **out)
 {
-	char fmt[128];
-
-	if (*value) {
-		*out = value;
-		return 0;
-	}
-	snprintf(fmt, sizeof(fmt), "%s%%s: an empty path", opt);
-	return bad(fmt, "");
+	if (!*value)
+		return bad("%s: an empty path", opt);
+	*out = value;
+	return 0;
 }
 
 enum {
@@ -150,9 +149,9 @@ int run_args_parse(int argc, char **argv, struct run_args *a)
 	if ((k = limits(a, &l)) < 0)
 		return k;
 	if (optind < 2 || strcmp(argv[optind - 1], "--") != 0)
-		return bad("%sthe command must follow '--': oz0run [OPTIONS] -- ARGV...", "");
+		return bad("the command must follow '--': oz0run [OPTIONS] -- ARGV...");
 	if (optind >= argc || !*argv[optind])
-		return bad("%sno command after '--'", "");
+		return bad("no command after '--'");
 	a->argv = argv + optind;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -25,11 +26,14 @@
 /* In the child: the namespaces, then oz0fs. Tells the runner over SYNC
  * once unshared, waits for its go (it opens the namespaces and writes the
  * maps meanwhile). */
-static _Noreturn void daemon_child(char *const *argv, int sync, int ready, int log_fd)
+static _Noreturn void daemon_child(char *const *argv, pid_t runner, int sync, int ready, int log_fd)
 {
 	bool rootless = geteuid() != 0;
 	struct run_msg m;
 
+	/* a runner killed outright takes its mount along: SIGTERM unmounts */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != runner)
+		_exit(126);
 	if (unshare(CLONE_NEWNS | (rootless ? CLONE_NEWUSER : 0)) < 0 ||
 	    run_msg_send(sync, RUN_MSG_PID, getpid(), NULL) < 0 || run_msg_expect(sync, RUN_MSG_GO, &m) < 0)
 		_exit(126);
@@ -94,6 +98,7 @@ static int join_prepared(struct run_daemon *d, int sync)
 int run_daemon_start(char *const *argv, int log_fd, struct run_daemon *d, char **errmsg)
 {
 	_cleanup_close_ int ready_r = -1, ready_w = -1, sync = -1, sync_child = -1;
+	pid_t runner = getpid();
 	int sv[2], p[2], k;
 	char c;
 
@@ -106,7 +111,7 @@ int run_daemon_start(char *const *argv, int log_fd, struct run_daemon *d, char *
 	if (d->pid < 0)
 		return negative_errno();
 	if (d->pid == 0)
-		daemon_child(argv, sync_child, ready_w, log_fd);
+		daemon_child(argv, runner, sync_child, ready_w, log_fd);
 	close(TAKE_FD(ready_w));
 	close(TAKE_FD(sync_child));
 	k = join_prepared(d, sync);

@@ -197,7 +197,7 @@ static _Noreturn void setup(const struct run_sandbox_spec *s, int chan)
 		run_msg_send(chan, RUN_MSG_ERROR, -k, err ? err : strerror(-k));
 		_exit(1);
 	}
-	if (unshare(CLONE_NEWPID | (s->network_none ? CLONE_NEWNET : 0)) < 0)
+	if (unshare(CLONE_NEWPID | CLONE_NEWCGROUP | (s->network_none ? CLONE_NEWNET : 0)) < 0)
 		give_up(chan, negative_errno(), "cannot make the sandbox's pid namespace");
 	pid = fork();
 	if (pid < 0)
