@@ -25,6 +25,7 @@ OZ0FS=${OZ0FS:-${OZ0_BUILDDIR:-.}/oz0fs}
 RL_PROBE=$OZ_LIB_DIR/run-probe.py
 # Seconds one run may take before it counts as hung.
 RL_TIMEOUT=${RL_TIMEOUT:-60}
+rl_rc=0 rl_ms=0 rl_name=
 RL_AS=
 RL_HOME=
 RL_AT_EXIT=()

@@ -159,7 +159,9 @@ def watch(mark, out, seconds, oz0run, oz0fs):
         f.write("pid=%s\n" % pid)
         for c in CONTROLLERS:
             d = dirs.get(c, "")
-            f.write("cg.%s=%s\n" % (c, "" if d == own.get(c) else d))
+            if d == own.get(c):
+                d = ""
+            f.write("cg.%s=%s\n" % (c, d))
             for name in LIMIT_FILES.get(c, ()):
                 v = read(os.path.join(d, name)) if d else None
                 if v is not None:
