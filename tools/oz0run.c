@@ -458,10 +458,9 @@ static void refuse(struct run *r, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	if (r) {
-		pass_on_log(r);
+	/* one line: the daemon's own, if that was why, is in it already */
+	if (r)
 		run_done(r);
-	}
 	exit(EXIT_REFUSED);
 }
 

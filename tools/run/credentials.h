@@ -17,6 +17,8 @@ extern const size_t n_credential_paths;
 /* Covers each credential path present below HOMEFD (an O_PATH descriptor of
  * the home as the sandbox sees it): a folder with an empty read-only tmpfs,
  * anything else with a read-only copy of the mount of EMPTY_FILE (an O_PATH
- * descriptor of an empty file). Returns how many it covered, or -errno
+ * descriptor of an empty file). TREE is the working tree's path relative
+ * to the home when it lies inside it, else NULL: nothing inside the tree is
+ * hidden, nor a path that holds it. Returns how many it covered, or -errno
  * with the path in *FAILED (static storage). */
-int credentials_hide(int homefd, int empty_file, const char **failed);
+int credentials_hide(int homefd, int empty_file, const char *tree, const char **failed);

@@ -20,7 +20,8 @@
 struct cover {
 	const char *path;
 	mode_t mode;
-	int fd; /* its root once attached, else -1 */
+	bool ro; /* turned read-only once what goes inside it is in place */
+	int fd;  /* its root once attached, else -1 */
 };
 
 struct builder {
@@ -84,7 +85,7 @@ static int place(const struct builder *b, const char *path, bool file)
 	return file ? mounts_make_file(c->fd, rest) : mounts_make_dirs(c->fd, rest);
 }
 
-static void add_cover(struct builder *b, const char *path, mode_t mode)
+static void add_cover(struct builder *b, const char *path, mode_t mode, bool ro)
 {
 	struct stat st;
 
@@ -95,7 +96,7 @@ static void add_cover(struct builder *b, const char *path, mode_t mode)
 	for (size_t i = 0; i < b->n_covers; i++)
 		if (strcmp(b->covers[i].path, path) == 0)
 			return;
-	b->covers[b->n_covers++] = (struct cover){.path = path, .mode = mode, .fd = -1};
+	b->covers[b->n_covers++] = (struct cover){.path = path, .mode = mode, .ro = ro, .fd = -1};
 }
 
 static int by_length(const void *x, const void *y)
@@ -125,7 +126,7 @@ static int attach_covers(struct builder *b)
 		c->fd = mounts_open(c->path);
 		if (c->fd < 0)
 			return fail(b, c->fd, "cannot open %s", c->path);
-		if (!b->run && strcmp(c->path, b->v->node_home ? b->v->node_home : "") != 0)
+		if (!b->run && !c->ro)
 			b->run = c;
 	}
 	return 0;
@@ -176,6 +177,16 @@ static int empty_file(struct builder *b)
 	return k < 0 ? fail(b, k, "cannot open %s", at) : k;
 }
 
+/* TREE relative to HOME when it lies below it, else NULL. */
+static const char *tree_below(const char *home, const char *tree)
+{
+	size_t n = strlen(home);
+
+	if (strcmp(home, "/") == 0)
+		return tree + 1;
+	return strncmp(tree, home, n) == 0 && tree[n] == '/' ? tree + n + 1 : NULL;
+}
+
 static int hide_credentials(struct builder *b, const char *home)
 {
 	_cleanup_close_ int fd = mounts_open(home);
@@ -188,24 +199,25 @@ static int hide_credentials(struct builder *b, const char *home)
 	empty = empty_file(b);
 	if (empty < 0)
 		return empty;
-	k = credentials_hide(fd, empty, &failed);
+	k = credentials_hide(fd, empty, tree_below(home, b->v->tree), &failed);
 	return k < 0 ? fail(b, k, "cannot hide %s/%s", home, failed) : 0;
 }
 
-/* The command's home: --home DIR's copy at its own path, else the node
- * user's hidden home (empty, the command's own), else a new folder. */
-static int make_home(struct builder *b, int home_mount, struct run_view_paths *out)
+/* The command's home: --home DIR at its own path (a copy of its mount,
+ * attached before the tree so that it never covers the oz0fs mount; one in
+ * the tree is the tree's, seen through the mount, where nothing is hidden),
+ * else a new empty folder in the run's tmpfs. */
+static int attach_home(struct builder *b, int home_mount, struct run_view_paths *out)
 {
 	const char *home = b->v->home;
 	int k;
 
-	if (home) {
+	if (home && path_within(home, b->v->tree)) {
+		out->home = strdup(home);
+	} else if (home) {
 		if ((k = attach_at(b, home_mount, home, false)) < 0 || (k = hide_credentials(b, home)) < 0)
 			return k;
 		out->home = strdup(home);
-	} else if (b->v->node_home && cover_of(b, b->v->node_home) &&
-	           strcmp(cover_of(b, b->v->node_home)->path, b->v->node_home) == 0) {
-		out->home = strdup(b->v->node_home);
 	} else {
 		_cleanup_close_ int fd = -1;
 
@@ -216,6 +228,18 @@ static int make_home(struct builder *b, int home_mount, struct run_view_paths *o
 			return fail(b, fd, "cannot make a home in %s", b->run->path);
 	}
 	return out->home ? 0 : -ENOMEM;
+}
+
+/* The node user's hidden home turns read-only once what lies in it (the
+ * tree, the home, a workspace) is mounted. */
+static int seal_covers(struct builder *b)
+{
+	for (size_t i = 0; i < b->n_covers; i++) {
+		int k;
+		if (b->covers[i].fd >= 0 && b->covers[i].ro && (k = mounts_set_readonly(b->covers[i].fd, true, false)) < 0)
+			return fail(b, k, "cannot make %s read-only", b->covers[i].path);
+	}
+	return 0;
 }
 
 static int show_audit(struct builder *b, int audit_mount, struct run_view_paths *out)
@@ -259,28 +283,31 @@ static int build(struct builder *b, struct run_view_paths *out)
 
 	/* copies of what the command sees read-write, taken before the root
 	 * turns read-only (the copies keep their own flags) */
-	if ((tree = copy_of(b, v->tree, false)) < 0 || (v->home && (home = copy_of(b, v->home, false)) < 0) ||
+	if ((tree = copy_of(b, v->tree, false)) < 0 ||
+	    (v->home && !path_within(v->home, v->tree) && (home = copy_of(b, v->home, false)) < 0) ||
 	    (v->audit_file && (audit = copy_of(b, v->audit_file, true)) < 0))
 		return -EIO;
 	root = mounts_open("/");
 	if (root < 0 || (k = mounts_set_readonly(root, true, true)) < 0)
 		return fail(b, root < 0 ? root : k, "cannot make the root read-only");
-	add_cover(b, "/tmp", 01777);
-	add_cover(b, "/dev/shm", 01777);
-	add_cover(b, v->node_home, 0700);
+	add_cover(b, "/tmp", 01777, false);
+	add_cover(b, "/dev/shm", 01777, false);
+	add_cover(b, v->node_home, 0555, true);
 	if ((k = attach_covers(b)) < 0)
 		return k;
 	if (!b->run)
 		return fail(b, -ENOENT, "no private /tmp or /dev/shm for the run's files (the tree holds both)");
-	if ((k = attach_at(b, TAKE_FD(tree), v->tree, false)) < 0)
+	/* outer before inner: the home may hold the tree, never the reverse
+	 * (a home in the tree is not mounted) */
+	if ((k = attach_home(b, TAKE_FD(home), out)) < 0 || (k = attach_at(b, TAKE_FD(tree), v->tree, false)) < 0)
 		return k;
 	if (strcmp(v->workspace, v->tree) != 0) {
 		if ((tree = copy_of(b, v->tree, false)) < 0 || (k = attach_at(b, TAKE_FD(tree), v->workspace, false)) < 0)
 			return k < 0 ? k : -EIO;
 	}
-	if ((k = make_home(b, TAKE_FD(home), out)) < 0 || (k = show_audit(b, TAKE_FD(audit), out)) < 0)
+	if ((k = show_audit(b, TAKE_FD(audit), out)) < 0)
 		return k;
-	return 0;
+	return seal_covers(b);
 }
 
 int run_view_build(const struct run_view *v, struct run_view_paths *out, char **errmsg)
