@@ -370,7 +370,7 @@ Test(outcome, words_exited)
 	static const char *const want[] = {
 		"oz0run: limits: asked 2048 MiB, 512 processes, 2 CPUs; applied 1024 MiB (lowered by the ceiling), 512, "
 		"0.5 (lowered by the ceiling)",
-		"oz0run: cgroup: v1 (v2: not mounted)",
+		"oz0run: cgroup: v1 (memory at /m; v2: not mounted)",
 		"oz0run: the command exited with status 3",
 		"oz0run: peak memory: 6 MiB",
 		"oz0run: daemon pid 4242",
@@ -378,7 +378,7 @@ Test(outcome, words_exited)
 	struct run_outcome o = sample();
 	_cleanup_free_ char *text = NULL;
 
-	o.cgroup_why = (char *)"v2: not mounted";
+	o.cgroup_why = (char *)"v1 (memory at /m; v2: not mounted)";
 	text = words(&o);
 	assert_lines(text, want, ELEMENTSOF(want));
 }

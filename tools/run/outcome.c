@@ -32,8 +32,6 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put)
 
-/* The report's `cgroup` values, in enum run_cgroup_mode's order. */
-static const char *const cgroup_names[] = { "v2", "scope", "v1", "none" };
 static const char *const ended_names[] = { "exited", "signaled", "timeout", "oom" };
 
 static const char *name_of(const char *const *names, size_t n, unsigned v)
@@ -241,7 +239,7 @@ static struct json_object *report(const struct run_outcome *o)
 	_cleanup_(json_object_putp) struct json_object *r = json_object_new_object();
 
 	if (!r || put(r, "argv", argv_array(o->argv)) < 0 || put(r, "limits", all_limits(o)) < 0 ||
-	    put(r, "cgroup", json_object_new_string(name_of(cgroup_names, ELEMENTSOF(cgroup_names), o->cgroup))) < 0 ||
+	    put(r, "cgroup", json_object_new_string(run_cgroup_mode_name(o->cgroup))) < 0 ||
 	    put(r, "ended", json_object_new_string(name_of(ended_names, ELEMENTSOF(ended_names), o->ended))) < 0 ||
 	    put(r, "exit_status", json_object_new_int(o->exit_status)) < 0 ||
 	    put(r, "signal", json_object_new_int(o->signal)) < 0 ||
@@ -334,10 +332,8 @@ void run_outcome_say(const struct run_outcome *o, FILE *out)
 		say_limits(out, &o->applied, o->capped, false);
 		fputc('\n', out);
 	}
-	fprintf(out, "oz0run: cgroup: %s", name_of(cgroup_names, ELEMENTSOF(cgroup_names), o->cgroup));
-	if (o->cgroup_why)
-		fprintf(out, " (%s)", o->cgroup_why);
-	fputc('\n', out);
+	/* the reason starts with the mode's name */
+	fprintf(out, "oz0run: cgroup: %s\n", o->cgroup_why ? o->cgroup_why : run_cgroup_mode_name(o->cgroup));
 	say_ended(out, o);
 	if (o->peak_memory_bytes)
 		fprintf(out, "oz0run: peak memory: %" PRIu64 " MiB\n", (o->peak_memory_bytes + MIB - 1) / MIB);
