@@ -70,16 +70,22 @@ struct run {
 
 static _Noreturn void refuse(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+static void say_ap(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static void say_ap(const char *fmt, va_list ap)
+{
+	fputs("oz0run: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("oz0run: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_ap(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* ---- Before anything runs ------------------------------------------------- */
@@ -453,11 +459,9 @@ static void refuse(struct run *r, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("oz0run: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say_ap(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	/* one line: the daemon's own, if that was why, is in it already */
 	if (r)
 		run_done(r);

@@ -54,20 +54,12 @@ static int hide_one(int homefd, const char *path, int empty_file)
 	return k < 0 ? k : 1;
 }
 
-/* A equals B or lies below it. */
-static bool within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-
-	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
-}
-
 int credentials_hide(int homefd, int empty_file, const char *tree, const char **failed)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < n_credential_paths; i++) {
-		if (tree && (within(credential_paths[i], tree) || within(tree, credential_paths[i])))
+		if (tree && (mounts_path_within(credential_paths[i], tree) || mounts_path_within(tree, credential_paths[i])))
 			continue;
 		int k = hide_one(homefd, credential_paths[i], empty_file);
 		if (k < 0) {

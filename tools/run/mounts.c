@@ -12,6 +12,15 @@
 #include "common/safe-open.h"
 #include "tools/run/mounts.h"
 
+bool mounts_path_within(const char *path, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (strcmp(base, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 int mounts_open(const char *path)
 {
 	_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* PATH equals BASE or lies below it, both spelt alike (absolute and
+ * link-free, or relative to the same folder); every path lies below "/". */
+bool mounts_path_within(const char *path, const char *base);
+
 /* An O_PATH descriptor of the absolute, link-free PATH, reached from "/"
  * without following a link anywhere: a descriptor, or -errno (-ELOOP for a
  * link on the way). */

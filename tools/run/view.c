@@ -47,23 +47,13 @@ static int fail(struct builder *b, int k, const char *fmt, ...)
 	return k;
 }
 
-/* PATH equals BASE or lies below it. */
-static bool path_within(const char *path, const char *base)
-{
-	size_t n = strlen(base);
-
-	if (strcmp(base, "/") == 0)
-		return true;
-	return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* The cover PATH lies in, when it was made by the view. */
 static const struct cover *cover_of(const struct builder *b, const char *path)
 {
 	const struct cover *in = NULL;
 
 	for (size_t i = 0; i < b->n_covers; i++)
-		if (b->covers[i].fd >= 0 && path_within(path, b->covers[i].path))
+		if (b->covers[i].fd >= 0 && mounts_path_within(path, b->covers[i].path))
 			in = &b->covers[i];
 	return in;
 }
@@ -91,7 +81,7 @@ static void add_cover(struct builder *b, const char *path, mode_t mode, bool ro)
 
 	/* nothing inside the tree is hidden, and a folder the machine lacks
 	 * needs no cover */
-	if (!path || path_within(path, b->v->tree) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (!path || mounts_path_within(path, b->v->tree) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return;
 	for (size_t i = 0; i < b->n_covers; i++)
 		if (strcmp(b->covers[i].path, path) == 0)
@@ -212,7 +202,7 @@ static int attach_home(struct builder *b, int home_mount, struct run_view_paths 
 	const char *home = b->v->home;
 	int k;
 
-	if (home && path_within(home, b->v->tree)) {
+	if (home && mounts_path_within(home, b->v->tree)) {
 		out->home = strdup(home);
 	} else if (home) {
 		if ((k = attach_at(b, home_mount, home, false)) < 0 || (k = hide_credentials(b, home)) < 0)
@@ -284,7 +274,7 @@ static int build(struct builder *b, struct run_view_paths *out)
 	/* copies of what the command sees read-write, taken before the root
 	 * turns read-only (the copies keep their own flags) */
 	if ((tree = copy_of(b, v->tree, false)) < 0 ||
-	    (v->home && !path_within(v->home, v->tree) && (home = copy_of(b, v->home, false)) < 0) ||
+	    (v->home && !mounts_path_within(v->home, v->tree) && (home = copy_of(b, v->home, false)) < 0) ||
 	    (v->audit_file && (audit = copy_of(b, v->audit_file, true)) < 0))
 		return -EIO;
 	root = mounts_open("/");
