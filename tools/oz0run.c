@@ -33,6 +33,7 @@
 #include "tools/run/ceiling.h"
 #include "tools/run/cgroup.h"
 #include "tools/run/daemon.h"
+#include "tools/run/mounts.h"
 #include "tools/run/outcome.h"
 #include "tools/run/sandbox.h"
 #include "tools/run/state-place.h"
@@ -102,6 +103,20 @@ static char *real_dir(struct run *r, const char *opt, const char *path)
 	return real;
 }
 
+/* A --workspace must be a folder already, the sandbox's root being
+ * read-only, unless it lies in the sandbox's own /tmp or /dev/shm. */
+static void check_workspace(struct run *r, const char *path)
+{
+	struct stat st;
+
+	if (mounts_path_within(path, "/tmp") || mounts_path_within(path, "/dev/shm"))
+		return;
+	if (lstat(path, &st) < 0)
+		refuse(r, "--workspace '%s': %m; the sandbox's root is read-only, so make the folder first", path);
+	if (!S_ISDIR(st.st_mode))
+		refuse(r, "--workspace '%s': not a folder (a link is not followed)", path);
+}
+
 /* The node user's home: $HOME, else the password database's. */
 static char *node_home(void)
 {
@@ -129,6 +144,8 @@ static void open_tree(struct run *r)
 	if (r->rootfd < 0)
 		refuse(r, "--tree '%s': %m", r->a.tree);
 	r->workspace = strdup(r->a.workspace ? r->a.workspace : r->tree);
+	if (r->a.workspace)
+		check_workspace(r, r->a.workspace);
 	if (r->a.home)
 		r->home = real_dir(r, "--home", r->a.home);
 	r->node_home = node_home();
