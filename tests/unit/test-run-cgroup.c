@@ -820,6 +820,46 @@ static void expect_real(const char *base, const char *name, const char *file, co
 	cr_expect_str_eq(got, want, "%s", path);
 }
 
+/* The machine's v1 hierarchies, as root (else a skip; a failure in CI):
+ * v2 and the bus are the fake trees' business. */
+static void real_v1_bases(struct run_cgroup_bases *b)
+{
+	if (geteuid() != 0) {
+		if (getenv("CI") && strcmp(getenv("CI"), "true") == 0)
+			cr_assert_fail("CI=true: this test needs root, to make cgroups in the machine's v1 hierarchies");
+		cr_skip_test("making cgroups in the machine's v1 hierarchies needs root");
+	}
+	cr_assert_eq(run_cgroup_locate(b), 0);
+	if (!b->v1_memory || !b->v1_pids || !b->v1_cpu)
+		cr_assert_fail("this machine has no v1 hierarchy for %s",
+		               !b->v1_memory ? "memory" : !b->v1_pids ? "pids" : "cpu");
+	free(b->v2);
+	b->v2 = NULL;
+	b->try_scope = false;
+}
+
+/* A child that waits for a byte on GO, then allocates MB mebibytes (0:
+ * none), touching each page, then pauses until killed. */
+static pid_t fork_child(int go, size_t mb)
+{
+	pid_t pid = fork();
+	char byte;
+
+	cr_assert_geq(pid, 0);
+	if (pid > 0)
+		return pid;
+	if (read(go, &byte, 1) != 1)
+		_exit(1);
+	for (size_t i = 0; i < mb; i++) {
+		char *p = malloc(1 << 20);
+
+		if (p)
+			memset(p, 1, 1 << 20);
+	}
+	for (;;)
+		pause();
+}
+
 Test(run_cgroup, real_v1_hierarchies)
 {
 	const struct run_limits small = {.memory_mb = 64, .pids = 16, .cpu_millis = 250};
@@ -827,32 +867,17 @@ Test(run_cgroup, real_v1_hierarchies)
 	struct run_cgroup_bases b;
 	struct run_cgroup *cg = NULL;
 	char name[48], child_text[24];
+	int status, go[2];
+	short events;
 	size_t n;
 	pid_t child;
-	int status;
 
-	if (geteuid() != 0) {
-		if (getenv("CI") && strcmp(getenv("CI"), "true") == 0)
-			cr_assert_fail("CI=true: this test needs root, to make cgroups in the machine's v1 hierarchies");
-		cr_skip_test("making cgroups in the machine's v1 hierarchies needs root");
-	}
-	cr_assert_eq(run_cgroup_locate(&b), 0);
-	if (!b.v1_memory || !b.v1_pids || !b.v1_cpu)
-		cr_assert_fail("this machine has no v1 hierarchy for %s", !b.v1_memory ? "memory" : !b.v1_pids ? "pids" : "cpu");
-	/* v1 only: v2 and the bus are the fake trees' business. */
-	free(b.v2);
-	b.v2 = NULL;
-	b.try_scope = false;
+	real_v1_bases(&b);
 	mem_before = folders_in(b.v1_memory);
 	pids_before = folders_in(b.v1_pids);
 	cpu_before = folders_in(b.v1_cpu);
-
-	child = fork();
-	cr_assert_geq(child, 0);
-	if (child == 0) {
-		for (;;)
-			pause();
-	}
+	cr_assert_eq(pipe(go), 0);
+	child = fork_child(go[0], 0);
 	snprintf(name, sizeof(name), "oz0run-test.%d", (int)getpid());
 	cr_assert_eq(run_cgroup_start(&b, name, &small, child, &cg, &why), 0);
 	cr_assert_eq(run_cgroup_mode(cg), RUN_CGROUP_V1, "%s", why);
@@ -863,6 +888,7 @@ Test(run_cgroup, real_v1_hierarchies)
 	expect_real(b.v1_memory, name, "cgroup.procs", child_text);
 	expect_real(b.v1_pids, name, "cgroup.procs", child_text);
 	expect_real(b.v1_cpu, name, "cgroup.procs", child_text);
+	cr_expect_geq(run_cgroup_oom_fd(cg, &events), 0, "the OOM eventfd was not registered");
 	cr_expect_eq(run_cgroup_count(cg, &n), 0);
 	cr_expect_eq(n, 1);
 
@@ -881,5 +907,35 @@ Test(run_cgroup, real_v1_hierarchies)
 	free(after);
 	after = folders_in(b.v1_cpu);
 	cr_expect_str_eq(after, cpu_before);
+	run_cgroup_bases_free(&b);
+}
+
+Test(run_cgroup, real_v1_oom_is_told_through_the_eventfd)
+{
+	const struct run_limits small = {.memory_mb = 32, .pids = 16, .cpu_millis = 1000};
+	_cleanup_free_ char *why = NULL;
+	struct run_cgroup_bases b;
+	struct run_cgroup *cg = NULL;
+	struct pollfd p;
+	char name[48];
+	int status, go[2];
+	pid_t child;
+
+	real_v1_bases(&b);
+	cr_assert_eq(pipe(go), 0);
+	child = fork_child(go[0], 256);
+	snprintf(name, sizeof(name), "oz0run-oom.%d", (int)getpid());
+	cr_assert_eq(run_cgroup_start(&b, name, &small, child, &cg, &why), 0);
+	cr_assert_eq(run_cgroup_mode(cg), RUN_CGROUP_V1, "%s", why);
+	p.fd = run_cgroup_oom_fd(cg, &p.events);
+	cr_assert_geq(p.fd, 0);
+	cr_expect(!run_cgroup_oom_killed(cg));
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_expect_eq(poll(&p, 1, 20000), 1, "no OOM event within 20 s");
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	cr_expect(run_cgroup_oom_killed(cg));
+	cr_expect_geq(run_cgroup_peak_memory(cg), 30u << 20);
+	run_cgroup_remove(cg);
 	run_cgroup_bases_free(&b);
 }
