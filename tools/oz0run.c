@@ -339,6 +339,7 @@ static void start_sandbox(struct run *r)
 	if (run_cgroup_locate(&bases) < 0 || asprintf(&name, "oz0run.%d", (int)getpid()) < 0)
 		refuse(r, "out of memory");
 	bases.try_scope = true;
+	run_cgroup_sweep(&bases, "oz0run.");
 	k = run_cgroup_start(&bases, name, &r->o.applied, r->sandbox.setup, &r->cgroup, &r->o.cgroup_why);
 	run_cgroup_bases_free(&bases);
 	if (k < 0)

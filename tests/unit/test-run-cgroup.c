@@ -939,3 +939,45 @@ Test(run_cgroup, real_v1_oom_is_told_through_the_eventfd)
 	run_cgroup_remove(cg);
 	run_cgroup_bases_free(&b);
 }
+
+/* Makes the fake cgroup REL/NAME. */
+static void fake_cgroup(const char *rel, const char *name)
+{
+	_cleanup_close_ int fd = open(at(rel), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(fake_make(fd, name), 0);
+}
+
+/* A killed runner's empty folder goes; a live runner's, a busy one and
+ * a folder of another name stay. */
+Test(run_cgroup, sweep_removes_only_what_killed_runners_left)
+{
+	char dead[64], live[64], procs[96];
+	pid_t gone = fork();
+
+	cr_assert(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	cr_assert_eq(waitpid(gone, NULL, 0), gone);
+	fake_v1();
+	snprintf(dead, sizeof(dead), "oz0run.%d", (int)gone);
+	snprintf(live, sizeof(live), "oz0run.%d", (int)getppid());
+	fake_cgroup("v1/memory", dead);
+	fake_cgroup("v1/pids", dead);
+	fake_cgroup("v1/cpu", dead);
+	fake_cgroup("v1/memory", live);
+	fake_cgroup("v1/memory", "oz0run.x1");
+	snprintf(procs, sizeof(procs), "v1/cpu/%s/cgroup.procs", dead);
+	put_pid(procs, fake_pid);
+	cr_assert_eq(run_cgroup_sweep(&bases, "oz0run."), 2);
+	snprintf(procs, sizeof(procs), "v1/memory/%s", dead);
+	cr_expect_not(exists(procs));
+	snprintf(procs, sizeof(procs), "v1/pids/%s", dead);
+	cr_expect_not(exists(procs));
+	snprintf(procs, sizeof(procs), "v1/cpu/%s", dead);
+	cr_expect(exists(procs), "a cgroup with a process in it stays");
+	snprintf(procs, sizeof(procs), "v1/memory/%s", live);
+	cr_expect(exists(procs), "a live runner's cgroup stays");
+	cr_expect(exists("v1/memory/oz0run.x1"));
+}

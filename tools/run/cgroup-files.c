@@ -101,7 +101,7 @@ int cg_write_u64(int dirfd, const char *file, uint64_t value)
 }
 
 /* A decimal number, ended by the text's end, a newline or a space. */
-static int parse_u64(const char *s, uint64_t *value)
+int cg_parse_u64(const char *s, uint64_t *value)
 {
 	char *end;
 
@@ -124,7 +124,7 @@ int cg_read_key(int dirfd, const char *file, const char *key, uint64_t *value)
 		return k;
 	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
 		if (strncmp(line, key, n) == 0 && line[n] == ' ')
-			return parse_u64(line + n + 1, value);
+			return cg_parse_u64(line + n + 1, value);
 	return -ENOENT;
 }
 
@@ -133,7 +133,7 @@ int cg_read_u64(int dirfd, const char *file, uint64_t *value)
 	_cleanup_free_ char *text = NULL;
 	int k = cg_read(dirfd, file, &text);
 
-	return k < 0 ? k : parse_u64(text, value);
+	return k < 0 ? k : cg_parse_u64(text, value);
 }
 
 bool cg_list_has(const char *list, const char *word)
@@ -248,7 +248,7 @@ static int next_pid(char **cursor, pid_t *pid)
 
 		if (!*line)
 			continue;
-		if (parse_u64(line, &n) < 0 || n == 0 || n > INT32_MAX)
+		if (cg_parse_u64(line, &n) < 0 || n == 0 || n > INT32_MAX)
 			return -EINVAL;
 		*pid = (pid_t)n;
 		return 1;

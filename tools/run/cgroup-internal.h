@@ -117,6 +117,8 @@ int cg_write_u64(int dirfd, const char *file, uint64_t value);
 int cg_read_key(int dirfd, const char *file, const char *key, uint64_t *value);
 /* A file holding one decimal number: 0 or -errno. */
 int cg_read_u64(int dirfd, const char *file, uint64_t *value);
+/* A decimal number, ended by the text's end, a newline or a space: 0, or -EINVAL. */
+int cg_parse_u64(const char *s, uint64_t *value);
 /* Whether a space or newline separated LIST (cgroup.controllers) holds WORD. */
 bool cg_list_has(const char *list, const char *word);
 /* "memory, pids and cpu" for the CG_* bits of MASK, into BUF. */

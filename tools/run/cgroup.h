@@ -51,6 +51,11 @@ void run_cgroup_bases_free(struct run_cgroup_bases *b);
 
 struct run_cgroup;
 
+/* Removes the empty folders named PREFIX<pid> below the bases whose pid
+ * is no process any more: the sandboxes of runners killed outright.
+ * Returns how many it removed. */
+size_t run_cgroup_sweep(const struct run_cgroup_bases *b, const char *prefix);
+
 /* Makes the sandbox's cgroup NAME (a single path component, e.g.
  * "oz0run.1234") in the first mode that works, writes LIMITS (every field
  * set), reads them back (a mode whose limits do not read back exactly is
