@@ -443,3 +443,15 @@ Test(outcome, words_each_capped_field)
 	cr_assert_not_null(strstr(text, "asked 2048 MiB, 1 process, 2 CPUs; applied 2048 MiB, 1 (lowered by the ceiling), 2\n"),
 			   "%s", text);
 }
+
+/* A field a mode could not limit is said so, not shown as 0. */
+Test(outcome, words_field_not_limited)
+{
+	struct run_outcome o = sample();
+	_cleanup_free_ char *text = NULL;
+
+	o.applied = (struct run_limits){ .pids = 512 };
+	o.capped = 0;
+	text = words(&o);
+	cr_assert_not_null(strstr(text, "; applied no memory limit, 512, no CPU limit\n"), "%s", text);
+}

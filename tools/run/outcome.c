@@ -267,32 +267,28 @@ int run_outcome_write_report(const struct run_outcome *o, const char *file)
 	return replace_file(file, line, (size_t)n, 0666);
 }
 
-/* "2048 MiB, 512 processes, 2 CPUs" (each field not limited said so);
- * NAMES false for the applied side, "1024 MiB, 512, 2": the asked side
- * gave the units. */
-static void say_limits(FILE *out, const struct run_limits *l, unsigned capped, bool names)
+/* One field of say_limits(): SEP, then VALUE and UNIT or NONE when VALUE
+ * is NULL, then whether the ceiling lowered it. */
+static void say_field(FILE *out, const char *sep, const char *value, const char *unit, const char *none, bool lowered)
 {
-	char cpu[16];
+	fprintf(out, "%s%s%s%s", sep, value ? value : none, value ? unit : "", lowered ? " (lowered by the ceiling)" : "");
+}
 
-	if (l->memory_mb)
-		fprintf(out, "%" PRIu64 " MiB", l->memory_mb);
-	else
-		fputs("no memory limit", out);
-	if (capped & RUN_CAPPED_MEMORY)
-		fputs(" (lowered by the ceiling)", out);
-	if (l->pids)
-		fprintf(out, ", %" PRIu64 "%s", l->pids, !names ? "" : l->pids == 1 ? " process" : " processes");
-	else
-		fputs(", no process limit", out);
-	if (capped & RUN_CAPPED_PIDS)
-		fputs(" (lowered by the ceiling)", out);
-	run_format_cpus(l->cpu_millis, cpu);
-	if (l->cpu_millis)
-		fprintf(out, ", %s%s", cpu, !names ? "" : l->cpu_millis == 1000 ? " CPU" : " CPUs");
-	else
-		fputs(", no CPU limit", out);
-	if (capped & RUN_CAPPED_CPUS)
-		fputs(" (lowered by the ceiling)", out);
+/* "2048 MiB, 512 processes, 2 CPUs" (each field not limited said so);
+ * UNITS false for the applied side, "1024 MiB, 512, 2": the asked side
+ * gave them. */
+static void say_limits(FILE *out, const struct run_limits *l, unsigned capped, bool units)
+{
+	char memory[24], pids[24], cpus[16];
+
+	snprintf(memory, sizeof(memory), "%" PRIu64, l->memory_mb);
+	snprintf(pids, sizeof(pids), "%" PRIu64, l->pids);
+	run_format_cpus(l->cpu_millis, cpus);
+	say_field(out, "", l->memory_mb ? memory : NULL, " MiB", "no memory limit", capped & RUN_CAPPED_MEMORY);
+	say_field(out, ", ", l->pids ? pids : NULL, !units ? "" : l->pids == 1 ? " process" : " processes",
+		  "no process limit", capped & RUN_CAPPED_PIDS);
+	say_field(out, ", ", l->cpu_millis ? cpus : NULL, !units ? "" : l->cpu_millis == 1000 ? " CPU" : " CPUs",
+		  "no CPU limit", capped & RUN_CAPPED_CPUS);
 }
 
 static void say_ended(FILE *out, const struct run_outcome *o)
