@@ -32,7 +32,7 @@ rl_is "no --tree: the tree is the current directory" "$tree" "$(cat "$T/default-
 
 rl_go fuse --tree "$tree" -- python3 -c '
 import os
-cwd = os.getcwd()
+cwd, kind = os.getcwd(), "not a mount point"
 for line in open("/proc/self/mountinfo"):
     left, _, right = line.partition(" - ")
     if left.split()[4] == cwd:
