@@ -209,6 +209,15 @@ rl_watched() {
 	wait "$rl_watcher" || true
 }
 
+# rl_go_watched RUN MARK ARGS...: rl_go RUN ARGS, watched for MARK.
+rl_go_watched() {
+	local name=$1 mark=$2
+	shift 2
+	rl_watch "$name" "$mark"
+	rl_go "$name" "$@"
+	rl_watched
+}
+
 # rl_w RUN KEY: a value the watcher wrote.
 rl_w() {
 	sed -n "s/^$2=//p" "$T/$1.watch" 2>/dev/null | head -n 1

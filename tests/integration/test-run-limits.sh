@@ -15,9 +15,7 @@ watched() {
 	local name=$1
 	wmark=$(rl_mark "$2")
 	shift 2
-	rl_watch "$name" "$wmark"
-	rl_go "$name" --tree "$tree" "$@" -- sleep "$wmark"
-	rl_watched
+	rl_go_watched "$name" "$wmark" --tree "$tree" "$@" -- sleep "$wmark"
 }
 
 # limits_read NAME MB PIDS QUOTA: the cgroup the watcher saw holds exactly
@@ -114,10 +112,9 @@ rl_is "a ceiling above what is asked lowers nothing" "300 512 2 []" \
 
 mark=$(rl_mark 60)
 rl_cg_before
-rl_watch oom "$mark"
 # The sibling sleep would keep sh waiting for a minute: only a sandbox
 # stopped whole ends sooner. Each chunk is written, so it is resident.
-rl_go oom --tree "$tree" --memory-mb 256 -- sh -c '
+rl_go_watched oom "$mark" --tree "$tree" --memory-mb 256 -- sh -c '
 	echo before >before.txt
 	sleep "$0" &
 	python3 -c "
@@ -126,7 +123,6 @@ while True:
     chunks.append(b\"\\1\" * (8 << 20))
 "
 	wait' "$mark"
-rl_watched
 rl_status "oom: a hog past --memory-mb 256 exits 137" 137
 rl_ok "oom: it ends at once, not when the sibling sleep would (took $rl_ms ms)" test "$rl_ms" -lt 30000
 rl_is "oom: the report says oom" oom "$(rl_json oom 'j["ended"]')"
@@ -149,10 +145,9 @@ rl_ok "oom: no cgroup is left" rl_cg_same oom
 # ---- Pids: a fork loop is held at 32 and the run goes on -------------------------------
 
 mark=$(rl_mark 1)
-rl_watch pids "$mark"
-rl_go pids --tree "$tree" --pids 32 -- python3 -c '
+rl_go_watched pids "$mark" --tree "$tree" --pids 32 -- python3 -c '
 import os, time
-kids, failed, most = [], 0, 0
+kids, failed = [], 0
 for i in range(64):
     try:
         pid = os.fork()
@@ -167,7 +162,6 @@ for k in kids:
     os.waitpid(k, 0)
 print("started=%d failed=%d" % (len(kids), failed))
 ' "$mark"
-rl_watched
 rl_status "pids: a fork loop under --pids 32 ends by itself, exit 0" 0
 rl_is "pids: pids.max" 32 "$(rl_w pids pids.max)"
 started=$(sed -n 's/^started=\([0-9]*\) .*/\1/p' "$T/pids.out")

@@ -57,9 +57,7 @@ rl_status "as nobody: kill -USR1 \$\$ is 138" 138
 rl_go notfound --tree "$tree" -- oz0run-no-such-command
 rl_status "as nobody: a command not found is 127" 127
 mark=$(rl_mark 30)
-rl_watch timeout "$mark"
-rl_go timeout --tree "$tree" --timeout 1 -- sh -c 'sleep "$0" & sleep "$0"' "$mark"
-rl_watched
+rl_go_watched timeout "$mark" --tree "$tree" --timeout 1 -- sh -c 'sleep "$0" & sleep "$0"' "$mark"
 rl_status "as nobody: --timeout 1 is 124" 124
 rl_ok "as nobody: the timeout's processes are all gone" rl_gone timeout
 rl_go settled --tree "$tree" -- sh -c 'git init -q sub && cp "$0" sub/.git/hooks/pre-commit' "$NB/hook"
