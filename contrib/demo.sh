@@ -6,6 +6,10 @@
 # its audit line. Exits 0 only if every attack was refused and all the git
 # work passed.
 #
+# Then oz0run (beside OZ0FS) runs three commands: one past its memory limit,
+# one reading a planted credential, one planting a hook in a new repository,
+# which the settler moves aside.
+#
 #   contrib/demo.sh OZ0FS_BINARY
 set -eu
 
@@ -154,7 +158,42 @@ ordinary_work() {
 	chore "git status" "s=\$(git status --porcelain) && test -z \"\$s\" && echo clean"
 }
 
+# runner WHAT WANT CMD...: runs oz0run CMD..., which must exit WANT; shows
+# what the runner said.
+runner() {
+	local what=$1 want=$2 rc=0
+	shift 2
+	"$OZ0RUN" --tree "$tree" "$@" >"$work/run.out" 2>"$work/run.err" || rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		printf '  ok       %s (exit %s)\n' "$what" "$rc"
+	else
+		printf '  FAILED   %s (exit %s, not %s)\n' "$what" "$rc" "$want"
+		failed=$((failed + 1))
+	fi
+	sed 's/^/           /' "$work/run.out"
+	grep -E 'ran out of memory|moved aside|removed:' "$work/run.err" | sed 's/^/           /' | head -n 3
+}
+
+runner_work() {
+	export OZ0RUN_STATE_DIR=$work/state
+	mkdir -p "$work/agent-home/.ssh"
+	echo "-----BEGIN OPENSSH PRIVATE KEY-----" >"$work/agent-home/.ssh/id_ed25519"
+	echo "oz0run runs the agent's commands in limits, hides credentials, settles what they leave:"
+	runner "256 MiB asked of a 64 MiB sandbox: stopped, all of it" 137 --memory-mb 64 -- \
+		"$PY" -c 'x = bytearray(256 << 20)'
+	runner "~/.ssh holds a key outside; inside it reads as empty" 0 --home "$work/agent-home" -- \
+		sh -c 'echo "ls ~/.ssh: [$(ls -A ~/.ssh)]"'
+	runner "a hook planted in a new repository: moved aside, the run fails" 3 -- \
+		sh -c 'git init -q vendor/tool && printf "#!/bin/sh\nevil\n" >vendor/tool/.git/hooks/post-checkout'
+	[ ! -e "$tree/vendor/tool/.git/hooks/post-checkout" ] || {
+		echo "  FAILED   the planted hook is still live"
+		failed=$((failed + 1))
+	}
+}
+
 [ "$(id -u)" -eq 0 ] || die "run as root (it mounts with allow_other)"
+OZ0RUN=$(dirname "$OZ0FS")/oz0run
+[ -x "$OZ0RUN" ] || die "no oz0run binary beside $OZ0FS"
 [ -x "$OZ0FS" ] || die "no oz0fs binary at $OZ0FS"
 command -v fusermount3 >/dev/null || die "fusermount3 is missing: install the Debian package fuse3"
 work=$(mktemp -d "${TMPDIR:-/tmp}/oz0fs-demo.XXXXXX")
@@ -170,6 +209,8 @@ agent_attacks
 echo
 ordinary_work
 fusermount3 -u "$tree"
+echo
+runner_work
 echo
 echo "$refused attacks refused, $allowed allowed; $failed of the git steps failed."
 [ "$allowed" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -477,6 +477,49 @@ static int parse_command_sudo(struct config_parser *p, const char *value)
 	return parse_refuse_allow(p, "sudo", value, &p->cfg->command_allow_sudo);
 }
 
+/* Each [ceiling] key once: two values for one limit leave which one holds
+ * to chance of reading, so the file is refused. The values stay text; the
+ * runner, which knows what a limit is, judges them. */
+static int parse_once(struct config_parser *p, const char *key, const char *value, char **slot)
+{
+	if (*slot) {
+		parser_fail(p, -EINVAL, "%s given twice in [ceiling]", key);
+		return p->error;
+	}
+	if (value[0] == '\0') {
+		parser_fail(p, -EINVAL, "%s in [ceiling] is empty", key);
+		return p->error;
+	}
+	*slot = strdup(value);
+	if (!*slot)
+		parser_fail(p, -ENOMEM, "out of memory");
+	return p->error;
+}
+
+static int parse_ceiling_memory(struct config_parser *p, const char *value)
+{
+	return parse_once(p, "memory_mb", value, &p->cfg->ceiling.memory_mb);
+}
+
+static int parse_ceiling_pids(struct config_parser *p, const char *value)
+{
+	return parse_once(p, "pids", value, &p->cfg->ceiling.pids);
+}
+
+static int parse_ceiling_cpus(struct config_parser *p, const char *value)
+{
+	return parse_once(p, "cpus", value, &p->cfg->ceiling.cpus);
+}
+
+static int parse_ceiling_file(struct config_parser *p, const char *value)
+{
+	if (value[0] != '/' && value[0] != '\0') {
+		parser_fail(p, -EINVAL, "ceiling file '%s' is not an absolute path", value);
+		return p->error;
+	}
+	return parse_once(p, "file", value, &p->cfg->ceiling.file);
+}
+
 static const struct config_key {
 	const char *section;
 	const char *key;
@@ -490,6 +533,10 @@ static const struct config_key {
 	{ "commands", "allow", parse_command_allow },
 	{ "commands", "rm", parse_command_rm },
 	{ "commands", "sudo", parse_command_sudo },
+	{ "ceiling", "memory_mb", parse_ceiling_memory },
+	{ "ceiling", "pids", parse_ceiling_pids },
+	{ "ceiling", "cpus", parse_ceiling_cpus },
+	{ "ceiling", "file", parse_ceiling_file },
 };
 
 static bool section_known(const char *section)
@@ -513,8 +560,11 @@ static int parser_handle_line(struct config_parser *p, const char *section, cons
 		return 0;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(config_keys); i++)
-		if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].key, key) == 0)
+		if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].key, key) == 0) {
+			if (strcmp(section, "commands") == 0)
+				p->cfg->commands_configured = true;
 			return config_keys[i].parse(p, value) >= 0;
+		}
 	parser_fail(p, -EINVAL, "unknown key '%s' in [%s]", key, section);
 	return 0;
 }
@@ -662,6 +712,10 @@ void policy_config_free(struct policy_config *c)
 	free_list(c->command_deny, c->n_command_deny);
 	free_list(c->command_allow, c->n_command_allow);
 	free(c->audit_file);
+	free(c->ceiling.memory_mb);
+	free(c->ceiling.pids);
+	free(c->ceiling.cpus);
+	free(c->ceiling.file);
 	free(c->file);
 	free(c);
 }

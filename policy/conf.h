@@ -13,6 +13,11 @@
  *   allow = NAME         ; repeated: when any, the only names allowed besides the builtins
  *   rm = refuse|allow    ; refuse unless set
  *   sudo = refuse|allow
+ *   [ceiling]            ; the most any one sandbox of oz0run gets (seed 000), see tools/run/ceiling.h
+ *   memory_mb = 8192     ; each key at most once, kept as text: the runner judges the values
+ *   pids = 2048
+ *   cpus = 4
+ *   file = /etc/oz0/ceiling.conf ; a file a fleet pushes, the same keys; until it reads, no sandbox starts
  *
  * A bad file refuses with "FILE:LINE: reason" in *errmsg.
  */
@@ -35,6 +40,11 @@ struct policy_config {
 	char **command_allow;
 	size_t n_command_allow;
 	bool command_allow_rm, command_allow_sudo;
+	bool commands_configured; /* [commands] sets a key: oz0run judges its command by the rules */
+	struct {
+		char *memory_mb, *pids, *cpus; /* as written, NULL when unset */
+		char *file;                    /* absolute, NULL when unset */
+	} ceiling;
 	char *file;          /* the file read, for reasons like "named in [protect] of FILE"; NULL for the defaults */
 };
 

@@ -11,27 +11,27 @@
 #include "tools/tool-args.h"
 
 static const char usage[] =
-        "usage: oz0fs --check [--json] [--config FILE] [DIR]\n"
+        "usage: oz0fs --check [--json] [--config FILE] [DIR]   (or oz0run --check ...)\n"
         "Says, one line each, whether this machine can run oz0fs and its runner: FUSE, the kernel,\n"
-        "descriptors, cgroup limits, swap and credential read-protection; with DIR, whether a mount\n"
-        "on DIR would start and what it would protect. Exit 1 when FUSE cannot mount or a mount on\n"
-        "DIR would refuse.\n";
+        "descriptors, cgroup limits, swap, credential read-protection, rootless runs and the ceiling;\n"
+        "with DIR, whether a mount on DIR would start and what it would protect. Exit 1 when FUSE\n"
+        "cannot mount, a mount on DIR would refuse, or the ceiling cannot be read (no run starts).\n";
 
 /* Every probe, in the order people read them; DIR's last. */
 static int run_probes(struct report *r, const char *dir, const char *config, bool *ok)
 {
 	_cleanup_close_ int dirfd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool can_mount = false, would_mount = true;
+	bool can_mount = false, would_mount = true, ceiling_ok = true;
 	int k;
 
 	if (dirfd < 0)
 		dirfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if ((k = probe_fuse(r, &can_mount)) < 0 || (k = probe_files(r, dirfd)) < 0 || (k = probe_cgroup(r)) < 0 ||
-	    (k = probe_credentials(r)) < 0)
+	    (k = probe_credentials(r)) < 0 || (k = probe_rootless(r)) < 0 || (k = probe_ceiling(r, config, &ceiling_ok)) < 0)
 		return k;
 	if (dir && (k = probe_tree(r, dir, config, &would_mount)) < 0)
 		return k;
-	*ok = can_mount && would_mount;
+	*ok = can_mount && would_mount && ceiling_ok;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ struct args {
 	const char *seen_as; /* where git runs see the tree; NULL: the mount point */
 	const char *source;
 	const char *mountpoint;
+	int ready_fd;    /* with -f: told one byte once the mount is live (a runner waits on it) */
 	char *fuse_opts; /* generic options passed on to libfuse */
 	struct fs_options fs;
 };
@@ -53,6 +55,7 @@ static void usage(FILE *out)
 	             "  -f                 stay in the foreground (refusals are audited on stderr)\n"
 	             "  -d                 debug: -f plus a trace of every FUSE request\n"
 	             "  --config FILE      the configuration (default " POLICY_CONFIG_DEFAULT_FILE " if present)\n"
+	             "  --ready-fd FD      with -f: write one byte to FD once the mount is live, and close it\n"
 	             "  --help, --version\n"
 	             "\n"
 	             "Other modes (each with --help):\n"
@@ -271,12 +274,25 @@ static void parse_options(struct args *a, char *list)
 	}
 }
 
-enum { LONG_CONFIG = 256, LONG_HELP, LONG_VERSION };
+/* An open descriptor number, or exit 2. */
+static int ready_fd_arg(const char *value)
+{
+	char *end;
+	errno = 0;
+	long fd = strtol(value, &end, 10);
+
+	if (errno || end == value || *end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+		die(EXIT_USAGE, "--ready-fd '%s': not an open descriptor", value);
+	return (int)fd;
+}
+
+enum { LONG_CONFIG = 256, LONG_READY_FD, LONG_HELP, LONG_VERSION };
 
 static void parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longs[] = {
 	        {"config", required_argument, NULL, LONG_CONFIG},
+	        {"ready-fd", required_argument, NULL, LONG_READY_FD},
 	        {"help", no_argument, NULL, LONG_HELP},
 	        {"version", no_argument, NULL, LONG_VERSION},
 	        {NULL, 0, NULL, 0},
@@ -300,6 +316,9 @@ static void parse_args(int argc, char **argv, struct args *a)
 				die(EXIT_USAGE, "%s", TOOL_ARGS_EMPTY_CONFIG);
 			a->config = optarg;
 			break;
+		case LONG_READY_FD:
+			a->ready_fd = ready_fd_arg(optarg);
+			break;
 		case LONG_HELP:
 			usage(stdout);
 			exit(0);
@@ -312,6 +331,8 @@ static void parse_args(int argc, char **argv, struct args *a)
 	}
 	if (argc - optind != 2)
 		die(EXIT_USAGE, "expected SOURCE and MOUNTPOINT (see oz0fs --help)");
+	if (a->ready_fd >= 0 && !a->foreground)
+		die(EXIT_USAGE, "--ready-fd is for -f: without it, oz0fs itself returns once the mount is live");
 	a->source = argv[optind];
 	a->mountpoint = argv[optind + 1];
 	a->fs.fsname = a->fs.fsname ? a->fs.fsname : a->source;
@@ -423,7 +444,7 @@ static void open_target(const struct args *a, int rootfd, struct mount_target *t
 
 int main(int argc, char **argv)
 {
-	struct args a = {.fs.cache = FS_CACHE_ALWAYS, .fs.spin_us = -1};
+	struct args a = {.fs.cache = FS_CACHE_ALWAYS, .fs.spin_us = -1, .ready_fd = -1};
 	int ready_fd = -1;
 	char *err = NULL;
 	struct fs *fs;
@@ -470,6 +491,8 @@ int main(int argc, char **argv)
 		die(1, "cannot mount on '%s': %s", a.mountpoint, err ? err : strerror(-r));
 	if (ready_fd >= 0)
 		detach(ready_fd, null_fd);
+	if (a.ready_fd >= 0 && (write(a.ready_fd, "", 1) != 1 || close(a.ready_fd) < 0))
+		log_error("cannot tell the runner the mount is live: %m");
 
 	r = fs_run(fs);
 	if (r < 0)

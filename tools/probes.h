@@ -23,6 +23,13 @@ int probe_cgroup(struct report *r);
 /* Whether home credential paths are hidden from a sandbox. */
 int probe_credentials(struct report *r);
 
+/* Whether an ordinary user's run would work here. */
+int probe_rootless(struct report *r);
+
+/* The ceiling in force, from CONFIG (or the default file); *OK false when
+ * it cannot be read, as a run would then refuse. */
+int probe_ceiling(struct report *r, const char *config, bool *ok);
+
 /* Whether a mount on DIR would start, and what it would protect. *WOULD_MOUNT
  * says whether it would. */
 int probe_tree(struct report *r, const char *dir, const char *config, bool *would_mount);

@@ -44,6 +44,8 @@ static void say(struct settle_ctx *c, const char *verb, const char *path, const 
 	}
 	fprintf(out, ": %s\n", reason);
 	fflush(out);
+	if (c->opts->on_action)
+		c->opts->on_action(c->opts->action_ctx, verb, path, to, reason);
 }
 
 void act_failed(struct settle_ctx *c, const char *path, const char *reason)

@@ -37,6 +37,10 @@ struct settle_opts {
 	bool dry_run;
 	FILE *out;           /* the action lines */
 	const char *seen_as; /* as for settle_record() */
+	/* When set, also told each action, its parts apart (the runner's
+	 * report); PATH and TO as they are, TO NULL but for a move. */
+	void (*on_action)(void *ctx, const char *verb, const char *path, const char *to, const char *reason);
+	void *action_ctx;
 };
 
 /* Settles the tree open as ROOTFD against BEFORE. Returns 0 when there was

@@ -38,11 +38,21 @@ machine() {
 	expect_in "the kernel line names the release" "^Kernel: $(uname -r) — "
 	expect_in "FUSE passthrough is on or off, with why" '^FUSE passthrough: (on|off) — '
 	expect_in "the request spin follows the CPUs" "^Request spin: $([ "$(nproc)" -ge 2 ] && echo on || echo off) — $(nproc) CPU"
-	expect_in "the cgroup mode is v2, v1 or none" '^Cgroup limits: (v2|v1|none) — '
+	expect_in "the cgroup mode is v2, scope, v1 or none" '^Cgroup limits: (v2|scope|v1|none) — tried for real '
+	# Whatever mode is used, the line names why each earlier one was not:
+	# a machine on v1 or none says why neither v2 nor a scope is used.
+	local mode
+	mode=$(sed -n 's/^Cgroup limits: \([a-z0-9]*\) — .*/\1/p' "$T/out")
+	case $mode in
+	v1 | none) expect_in "the cgroup line says why v2 and a scope are not used" \
+		'^Cgroup limits: (v1|none) — .*\); v2: .*; scope: ' ;;
+	scope) expect_in "the cgroup line says why v2 is not used" '^Cgroup limits: scope — .*\); v2: ' ;;
+	*) expect_in "the cgroup line names the delegated subtree" '^Cgroup limits: v2 — .*v2 \(a delegated subtree at ' ;;
+	esac
 	expect_in "credential read-protection says oz0run is not built" \
 		'^Read-protected credential paths: off — oz0run, which would hide them'
 	check_eq "--check leaves no probe cgroup behind" "" \
-		"$(find /sys/fs/cgroup -maxdepth 6 -name 'oz0fs-check.*' 2>/dev/null)"
+		"$(find /sys/fs/cgroup -maxdepth 7 \( -name 'oz0fs-check.*' -o -name 'oz0run.supervisor.*' \) 2>/dev/null)"
 	check_eq "--check --json exits 0" 0 "$(status_of "$OZ0FS" --check --json)"
 	check_eq "--check --json: ok and the mount line" "True on" "$(json_get 'j["ok"], j["fuse_mount"]["state"]' | tr -d "(),'")"
 }

@@ -78,6 +78,11 @@ Test(config, null_file_gives_defaults)
 	cr_assert_eq(cfg->n_command_allow, 0);
 	cr_assert_not(cfg->command_allow_rm);
 	cr_assert_not(cfg->command_allow_sudo);
+	cr_assert_not(cfg->commands_configured);
+	cr_assert_null(cfg->ceiling.memory_mb);
+	cr_assert_null(cfg->ceiling.pids);
+	cr_assert_null(cfg->ceiling.cpus);
+	cr_assert_null(cfg->ceiling.file);
 	cr_assert_not(policy_config_unprotected(cfg, ".envrc"));
 	policy_config_free(cfg);
 }
@@ -225,7 +230,81 @@ Test(config, commands_section)
 	cr_assert_str_eq(cfg->command_allow[0], "git");
 	cr_assert(cfg->command_allow_rm);
 	cr_assert_not(cfg->command_allow_sudo);
+	cr_assert(cfg->commands_configured);
 	policy_config_free(cfg);
+}
+
+/* Only a key in [commands] makes oz0run judge its command: a file without
+ * one leaves the runner's ARGV free (./script.sh and all). */
+Test(config, commands_configured_only_by_a_key)
+{
+	struct policy_config *cfg = NULL;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[protect]\npath = .mcp.json\n[commands]\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert_not(cfg->commands_configured);
+	policy_config_free(cfg);
+	cr_assert_eq(load("[commands]\nsudo = refuse\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert(cfg->commands_configured);
+	policy_config_free(cfg);
+}
+
+Test(config, ceiling_section)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	/* Kept as written: the runner judges the values, even "0.5" or "01". */
+	cr_assert_eq(load("[ceiling]\n"
+			  "memory_mb = 8192\n"
+			  "pids = 01 ; inline comment\n"
+			  "cpus = 0.5\n"
+			  "file = /etc/oz0/ceiling.conf\n",
+			  &cfg, &msg),
+		     0, "%s", msg);
+	cr_assert_str_eq(cfg->ceiling.memory_mb, "8192");
+	cr_assert_str_eq(cfg->ceiling.pids, "01");
+	cr_assert_str_eq(cfg->ceiling.cpus, "0.5");
+	cr_assert_str_eq(cfg->ceiling.file, "/etc/oz0/ceiling.conf");
+	policy_config_free(cfg);
+}
+
+Test(config, ceiling_keys_each_unset)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[ceiling]\ncpus = 4\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert_null(cfg->ceiling.memory_mb);
+	cr_assert_null(cfg->ceiling.pids);
+	cr_assert_str_eq(cfg->ceiling.cpus, "4");
+	cr_assert_null(cfg->ceiling.file);
+	policy_config_free(cfg);
+	cr_assert_eq(load("[ceiling]\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert_null(cfg->ceiling.memory_mb);
+	cr_assert_null(cfg->ceiling.cpus);
+	policy_config_free(cfg);
+}
+
+Test(config, bad_ceiling)
+{
+	static const char *const keys[] = { "memory_mb", "pids", "cpus", "file" };
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		_cleanup_free_ char *twice = NULL, *empty = NULL, *want = NULL;
+
+		cr_assert_neq(asprintf(&twice, "[ceiling]\n%s = /1\n\n%s = /2\n", keys[i], keys[i]), -1);
+		cr_assert_neq(asprintf(&want, "%s given twice in [ceiling]", keys[i]), -1);
+		assert_refused(twice, -EINVAL, 4, want);
+		cr_assert_neq(asprintf(&empty, "[ceiling]\n%s =\n", keys[i]), -1);
+		assert_refused(empty, -EINVAL, 2, "is empty");
+	}
+	/* Twice across two [ceiling] sections is twice too. */
+	assert_refused("[ceiling]\npids = 1\n[audit]\nsyslog = no\n[ceiling]\npids = 2\n", -EINVAL, 6,
+		       "pids given twice");
+	assert_refused("[ceiling]\nfile = ceiling.conf\n", -EINVAL, 2, "not an absolute path");
+	assert_refused("[ceiling]\nmemory = 1\n", -EINVAL, 2, "unknown key 'memory' in [ceiling]");
+	assert_refused("[ceilings]\n", -EINVAL, 1, "unknown section [ceilings]");
 }
 
 Test(config, commands_default_refuse)
@@ -366,6 +445,8 @@ Test(config, shipped_example_loads)
 	cr_assert_str_eq(cfg->protect[0], ".mcp.json");
 	cr_assert_eq(cfg->n_unprotect, 0);
 	cr_assert_null(cfg->audit_file);
+	cr_assert_null(cfg->ceiling.memory_mb);
+	cr_assert_null(cfg->ceiling.file);
 	policy_config_free(cfg);
 }
 

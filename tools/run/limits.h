@@ -32,6 +32,12 @@ struct run_limits run_profile_limits(enum run_profile p);
 /* Seconds; 0 for none (seed 002: a command 60 min, harness and mcp none). */
 unsigned run_profile_timeout(enum run_profile p);
 
+/* The most a limit may say: memory in MiB that, in bytes, a cgroup still
+ * reads as a number (not "max"), and the kernel's PID_MAX_LIMIT. */
+#define RUN_MEMORY_MB_MAX (UINT64_C(1) << 30)
+#define RUN_PIDS_MAX UINT64_C(4194304)
+#define RUN_CPUS_MAX 4096u
+
 /* A whole number above 0 and at most MAX, in decimal digits only (no sign,
  * blank, or leading zero): 0, or -EINVAL / -ERANGE. */
 int run_parse_whole(const char *s, uint64_t max, uint64_t *out);

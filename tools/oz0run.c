@@ -1,0 +1,502 @@
+/* oz0run: runs a command in limits, namespaces and an oz0fs mount of the
+ * tree, and settles what it left in Git state (ARCHITECTURE.md, the
+ * runner). See run-args.c for the command line and tools/run/ for the
+ * parts; this file puts them in order:
+ *
+ *   the configuration, the ceiling and the command rules (refusals: 125);
+ *   the tree's state file claimed, an earlier run's settled, the tree recorded;
+ *   the daemon (its own mount namespace, outside the sandbox's cgroup);
+ *   the sandbox forked, placed in its cgroup, started, watched to its end;
+ *   the daemon stopped, the tree settled, the cgroup removed, the report. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/command-rules.h"
+#include "policy/conf.h"
+#include "tools/run-args.h"
+#include "tools/check.h"
+#include "tools/run-settle.h"
+#include "tools/run/ceiling.h"
+#include "tools/run/cgroup.h"
+#include "tools/run/daemon.h"
+#include "tools/run/outcome.h"
+#include "tools/run/sandbox.h"
+#include "tools/run/state-place.h"
+#include "tools/run/supervise.h"
+
+#define EXIT_ACTED 3
+#define EXIT_TIMEOUT 124
+#define EXIT_REFUSED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+#define EXIT_OOM 137
+
+/* Everything one run holds, released by run_done(). */
+struct run {
+	struct run_args a;
+	char *tree;      /* real path */
+	char *workspace; /* the tree's path unless --workspace */
+	char *home;      /* --home's real path */
+	char *node_home;
+	int rootfd;
+	struct policy_config *cfg;
+	char *state;
+	int lock_fd;
+	char *run_dir; /* the run's own files: the daemon's log, the audit file */
+	char *audit;
+	int log_fd;
+	bool recorded; /* the tree's state was recorded: it is settled whatever happens */
+	struct run_daemon daemon;
+	struct run_view view;
+	struct run_sandbox_spec spec;
+	struct run_sandbox sandbox;
+	struct run_cgroup *cgroup;
+	struct run_outcome o;
+};
+
+static _Noreturn void refuse(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("oz0run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- Before anything runs ------------------------------------------------- */
+
+static char *real_dir(struct run *r, const char *opt, const char *path)
+{
+	char *real = realpath(path, NULL);
+	struct stat st;
+
+	if (!real || stat(real, &st) < 0)
+		refuse(r, "%s '%s': %m", opt, path);
+	if (!S_ISDIR(st.st_mode))
+		refuse(r, "%s '%s': not a folder", opt, path);
+	return real;
+}
+
+/* The node user's home: $HOME, else the password database's. */
+static char *node_home(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (!home || home[0] != '/') {
+		pw = getpwuid(geteuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home)
+		return NULL;
+	char *real = realpath(home, NULL);
+	if (real && strcmp(real, "/") == 0) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+static void open_tree(struct run *r)
+{
+	r->tree = real_dir(r, "--tree", r->a.tree);
+	r->rootfd = open(r->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->rootfd < 0)
+		refuse(r, "--tree '%s': %m", r->a.tree);
+	r->workspace = strdup(r->a.workspace ? r->a.workspace : r->tree);
+	if (r->a.home)
+		r->home = real_dir(r, "--home", r->a.home);
+	r->node_home = node_home();
+	if (!r->workspace)
+		refuse(r, "out of memory");
+}
+
+static void load_config(struct run *r)
+{
+	_cleanup_free_ char *err = NULL;
+	const char *file = r->a.config;
+	int k;
+
+	if (!file && access(POLICY_CONFIG_DEFAULT_FILE, F_OK) == 0)
+		file = POLICY_CONFIG_DEFAULT_FILE;
+	if (file && access(file, R_OK) < 0)
+		refuse(r, "--config '%s': %m", file);
+	k = policy_config_load_outside(file, r->rootfd, &r->cfg, &err);
+	if (k < 0)
+		refuse(r, "%s", err ? err : strerror(-k));
+}
+
+/* The limits asked, capped by the ceiling in force. */
+static void apply_ceiling(struct run *r)
+{
+	const struct run_ceiling_text text = {
+	        .memory_mb = r->cfg->ceiling.memory_mb,
+	        .pids = r->cfg->ceiling.pids,
+	        .cpus = r->cfg->ceiling.cpus,
+	        .file = r->cfg->ceiling.file,
+	};
+	_cleanup_free_ char *err = NULL;
+	struct run_limits ceiling = {0};
+	int k = run_ceiling_load(&text, &ceiling, &err);
+
+	if (k < 0)
+		refuse(r, "%s", err ? err : strerror(-k));
+	r->o.asked = r->a.asked;
+	r->o.applied = run_limits_cap(r->a.asked, ceiling, &r->o.capped);
+}
+
+/* ARGV judged by the [commands] rules, when the configuration has them. */
+static void judge_command(struct run *r)
+{
+	const struct policy_config *c = r->cfg;
+	struct command_rules rules = {
+	        .denied = (const char *const *)c->command_deny,
+	        .n_denied = c->n_command_deny,
+	        .allowed = (const char *const *)c->command_allow,
+	        .n_allowed = c->n_command_allow,
+	        .allow_rm = c->command_allow_rm,
+	        .allow_sudo = c->command_allow_sudo,
+	};
+	struct command_verdict v = {0};
+	size_t argc = 0;
+	int k;
+
+	if (!c->commands_configured)
+		return;
+	while (r->a.argv[argc])
+		argc++;
+	k = command_rules_check(&rules, (const char *const *)r->a.argv, argc, &v);
+	if (k == -EACCES) {
+		_cleanup_free_ char *node = v.node ? strdup(v.node) : NULL;
+		const char *rule = v.rule, *reason = v.reason;
+		command_verdict_clear(&v);
+		refuse(r, "the command is refused by the [commands] rules (%s): %s%s%s", rule, reason,
+		       node ? ": " : "", node ? node : "");
+	}
+	if (k < 0)
+		refuse(r, "cannot judge the command: %s", strerror(-k));
+}
+
+/* ---- The settler's state ---------------------------------------------------- */
+
+static void claim_and_record(struct run *r)
+{
+	_cleanup_free_ char *err = NULL;
+	struct stat st;
+	int k;
+
+	if (!r->a.settle)
+		return;
+	if (run_state_claim(r->rootfd, &r->state, &r->lock_fd, &err) < 0)
+		refuse(r, "%s", err ? err : "cannot claim the tree's state file");
+	if (stat(r->state, &st) == 0) {
+		say("settling an earlier run's state (%s): that run was interrupted", r->state);
+		k = run_settle(r->rootfd, r->state, r->workspace, true, &r->o, &err);
+		if (k < 0 || k == 2)
+			refuse(r, "an earlier run's state could not be settled%s%s", err ? ": " : "", err ? err : "");
+	}
+	if (run_settle_record(r->rootfd, r->tree, r->workspace, r->state, &err) < 0)
+		refuse(r, "cannot record the tree before the run: %s", err ? err : "unknown");
+	r->recorded = true;
+}
+
+/* ---- The daemon --------------------------------------------------------------- */
+
+/* oz0fs beside this program: the build tree and an installation alike. */
+static char *oz0fs_path(void)
+{
+	char self[PATH_MAX], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	return asprintf(&path, "%s/oz0fs", self) < 0 ? NULL : path;
+}
+
+static void make_run_dir(struct run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	_cleanup_free_ char *log = NULL;
+
+	if (asprintf(&r->run_dir, "%s/oz0run.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0 ||
+	    !mkdtemp(r->run_dir)) {
+		free(r->run_dir);
+		r->run_dir = NULL;
+		refuse(r, "cannot make a folder for the run's files: %m");
+	}
+	if (asprintf(&log, "%s/daemon.log", r->run_dir) < 0)
+		refuse(r, "out of memory");
+	r->log_fd = open(log, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (r->log_fd < 0)
+		refuse(r, "cannot make %s: %m", log);
+	if (r->a.audit)
+		r->audit = strdup(r->a.audit);
+	else if (asprintf(&r->audit, "%s/audit", r->run_dir) < 0)
+		r->audit = NULL;
+	if (!r->audit)
+		refuse(r, "out of memory");
+	if (!r->a.audit)
+		close(open(r->audit, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+}
+
+static void start_daemon(struct run *r)
+{
+	_cleanup_free_ char *oz0fs = oz0fs_path(), *opts = NULL, *err = NULL;
+	char *argv[12];
+	size_t n = 0;
+
+	if (!oz0fs || asprintf(&opts, "audit=%s,seen_as=%s", r->audit, r->workspace) < 0)
+		refuse(r, "out of memory");
+	argv[n++] = oz0fs;
+	argv[n++] = "-f";
+	argv[n++] = "--ready-fd";
+	argv[n++] = "3";
+	argv[n++] = "-o";
+	argv[n++] = opts;
+	if (r->cfg->file) {
+		argv[n++] = "--config";
+		argv[n++] = r->cfg->file;
+	}
+	argv[n++] = r->tree;
+	argv[n++] = r->tree;
+	argv[n] = NULL;
+	if (run_daemon_start(argv, r->log_fd, &r->daemon, &err) < 0)
+		refuse(r, "%s", err ? err : "the tree does not mount");
+	r->o.daemon_pid = r->daemon.pid;
+}
+
+/* ---- The sandbox ---------------------------------------------------------------- */
+
+static void start_sandbox(struct run *r)
+{
+	struct run_cgroup_bases bases = {0};
+	_cleanup_free_ char *name = NULL, *err = NULL;
+	int k;
+
+	r->view = (struct run_view){
+	        .tree = r->tree,
+	        .workspace = r->workspace,
+	        .home = r->home,
+	        .node_home = r->node_home,
+	        .audit_file = r->audit,
+	};
+	r->spec = (struct run_sandbox_spec){
+	        .argv = r->a.argv,
+	        .ids = {geteuid(), getegid()},
+	        .view = &r->view,
+	        .daemon = &r->daemon,
+	        .network_none = r->a.network == RUN_NETWORK_NONE,
+	};
+	if (run_sandbox_fork(&r->spec, &r->sandbox) < 0)
+		refuse(r, "cannot fork the sandbox: %m");
+	if (run_cgroup_locate(&bases) < 0 || asprintf(&name, "oz0run.%d", (int)getpid()) < 0)
+		refuse(r, "out of memory");
+	bases.try_scope = true;
+	k = run_cgroup_start(&bases, name, &r->o.applied, r->sandbox.setup, &r->cgroup, &r->o.cgroup_why);
+	run_cgroup_bases_free(&bases);
+	if (k < 0)
+		refuse(r, "cannot make the sandbox's cgroup: %s", strerror(-k));
+	r->o.cgroup = run_cgroup_mode(r->cgroup);
+	if (r->o.cgroup == RUN_CGROUP_NONE)
+		say("no cgroup limits: the command runs without them (%s)", r->o.cgroup_why);
+	if (run_sandbox_start(&r->sandbox, &err) < 0)
+		refuse(r, "%s", err ? err : "cannot start the sandbox");
+}
+
+/* The command's own status: its exit code, or 128+N for signal N. */
+static int command_status(int wait_status)
+{
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return WEXITSTATUS(wait_status);
+}
+
+static void watch(struct run *r)
+{
+	struct run_watch w = {
+	        .init = r->sandbox.init,
+	        .chan = r->sandbox.chan,
+	        .timeout_s = r->a.timeout_s,
+	};
+	struct run_end end;
+
+	w.oom_fd = run_cgroup_oom_fd(r->cgroup, &w.oom_events);
+	if (run_watch(&w, &end) < 0)
+		say("lost watch over the sandbox: %m; it was stopped");
+	r->sandbox.init = -1;
+	if (run_cgroup_oom_killed(r->cgroup))
+		end.ended = RUN_ENDED_OOM;
+	r->o.ended = end.ended;
+	r->o.exit_status = end.told ? command_status(end.wait_status) : 128 + SIGKILL;
+	r->o.signal = end.told && WIFSIGNALED(end.wait_status) ? WTERMSIG(end.wait_status) : end.told ? 0 : SIGKILL;
+	if (end.ended == RUN_ENDED_EXITED && r->o.signal)
+		r->o.ended = RUN_ENDED_SIGNALED;
+	r->o.peak_memory_bytes = run_cgroup_peak_memory(r->cgroup);
+	r->o.timeout_s = r->a.timeout_s;
+	if (end.error)
+		refuse(r, "%s", end.error);
+	if (end.not_run)
+		r->o.status = end.not_run == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+	else if (end.ended == RUN_ENDED_OOM)
+		r->o.status = EXIT_OOM;
+	else if (end.ended == RUN_ENDED_TIMEOUT)
+		r->o.status = EXIT_TIMEOUT;
+	else if (end.runner_signal)
+		r->o.status = 128 + end.runner_signal;
+	else
+		r->o.status = r->o.exit_status;
+	if (end.not_run)
+		say("%s: %s", r->a.argv[0], strerror(end.not_run));
+	free(end.error);
+}
+
+/* ---- After the run --------------------------------------------------------------- */
+
+static void settle_tree(struct run *r)
+{
+	_cleanup_free_ char *err = NULL;
+	int k;
+
+	if (!r->recorded)
+		return;
+	r->recorded = false;
+	k = run_settle(r->rootfd, r->state, r->workspace, false, &r->o, &err);
+	if (k < 0)
+		say("could not settle the tree: %s; its state stays in %s for the next run", err ? err : strerror(-k),
+		    r->state);
+	if (k == 2)
+		say("some of it could not be settled (above); its state stays in %s", r->state);
+	if (k != 0 && r->o.status == 0)
+		r->o.status = EXIT_ACTED;
+}
+
+/* The daemon's words, if it had any, for the person. */
+static void pass_on_log(struct run *r)
+{
+	char buf[4096];
+	ssize_t n;
+	off_t at = 0;
+
+	if (r->log_fd < 0)
+		return;
+	while ((n = pread(r->log_fd, buf, sizeof(buf), at)) > 0) {
+		fwrite(buf, 1, (size_t)n, stderr);
+		at += n;
+	}
+}
+
+static void remove_run_dir(struct run *r)
+{
+	char path[PATH_MAX];
+
+	if (!r->run_dir)
+		return;
+	snprintf(path, sizeof(path), "%s/daemon.log", r->run_dir);
+	unlink(path);
+	if (!r->a.audit && r->audit)
+		unlink(r->audit);
+	rmdir(r->run_dir);
+}
+
+static void run_done(struct run *r)
+{
+	run_sandbox_abort(&r->sandbox);
+	if (r->daemon.pid > 0)
+		run_daemon_stop(&r->daemon);
+	settle_tree(r);
+	if (r->cgroup)
+		run_cgroup_remove(r->cgroup);
+	r->cgroup = NULL;
+	remove_run_dir(r);
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	if (r->rootfd >= 0)
+		close(r->rootfd);
+	policy_config_free(r->cfg);
+	run_outcome_free(&r->o);
+	free(r->tree);
+	free(r->workspace);
+	free(r->home);
+	free(r->node_home);
+	free(r->state);
+	free(r->run_dir);
+	free(r->audit);
+}
+
+static void refuse(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("oz0run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* one line: the daemon's own, if that was why, is in it already */
+	if (r)
+		run_done(r);
+	exit(EXIT_REFUSED);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.rootfd = -1, .lock_fd = -1, .log_fd = -1, .daemon = {.pid = -1, .userns_fd = -1, .mntns_fd = -1},
+	                .sandbox = {.setup = -1, .init = -1, .chan = -1}};
+	int k;
+
+	if (argc > 1 && strcmp(argv[1], "--check") == 0)
+		return check_main(argc - 1, argv + 1);
+	k = run_args_parse(argc, argv, &r.a);
+	if (k != 0)
+		return k > 0 ? 0 : EXIT_REFUSED;
+	r.o.argv = r.a.argv;
+	open_tree(&r);
+	load_config(&r);
+	apply_ceiling(&r);
+	judge_command(&r);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		refuse(&r, "cannot become the sandbox's reaper: %m");
+	run_watch_block_signals();
+	claim_and_record(&r);
+	make_run_dir(&r);
+	start_daemon(&r);
+	start_sandbox(&r);
+	watch(&r);
+	run_daemon_stop(&r.daemon);
+	settle_tree(&r);
+	run_cgroup_remove(r.cgroup);
+	r.cgroup = NULL;
+	run_outcome_say(&r.o, stderr);
+	pass_on_log(&r);
+	if (r.a.report && (k = run_outcome_write_report(&r.o, r.a.report)) < 0)
+		say("cannot write the report %s: %s", r.a.report, strerror(-k));
+	k = r.o.status;
+	run_done(&r);
+	return k;
+}

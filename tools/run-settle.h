@@ -1,0 +1,20 @@
+/* oz0run's use of the settler (git/settle/): a state recorded before the
+ * mount, a settle after every process of the run has ended and the mount
+ * is gone, and first the settle of a state a killed runner left. Each
+ * action goes to stderr as a line of its own and into the outcome. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "tools/run/outcome.h"
+
+/* Records the tree open as ROOTFD (real path DIR, seen at SEEN_AS) into
+ * STATE. 0, or -errno with a one-line *ERRMSG. */
+int run_settle_record(int rootfd, const char *dir, const char *seen_as, const char *state, char **errmsg);
+/* Settles the tree against STATE and removes STATE once a settle finds
+ * nothing more (a second pass follows one that acted). EARLIER: STATE is
+ * an interrupted run's. Returns 0 when nothing was settled, 1 when it
+ * acted, 2 when something could not be settled (STATE then stays), or
+ * -errno with a one-line *ERRMSG. */
+int run_settle(int rootfd, const char *state, const char *seen_as, bool earlier, struct run_outcome *o,
+               char **errmsg);

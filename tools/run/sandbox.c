@@ -1,0 +1,273 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "tools/run/channel.h"
+#include "tools/run/mounts.h"
+#include "tools/run/sandbox.h"
+#include "tools/run/userns.h"
+#include "tools/run/wait.h"
+
+/* Tells the runner why the sandbox could not be set up, and ends. */
+static _Noreturn void give_up(int chan, int k, const char *what)
+{
+	char text[400];
+
+	snprintf(text, sizeof(text), "%s: %s", what, strerror(-k));
+	run_msg_send(chan, RUN_MSG_ERROR, -k, text);
+	_exit(1);
+}
+
+static void bring_loopback_up(int chan)
+{
+	_cleanup_close_ int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = {0};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		give_up(chan, negative_errno(), "cannot look at the loopback");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		give_up(chan, negative_errno(), "cannot bring the loopback up");
+}
+
+static void mount_proc(int chan)
+{
+	_cleanup_close_ int at = mounts_open("/proc");
+	_cleanup_close_ int m = -1;
+	int k;
+
+	if (at < 0)
+		give_up(chan, at, "cannot open /proc");
+	m = mounts_new_proc();
+	if (m < 0)
+		give_up(chan, m, "cannot make a /proc for the sandbox");
+	if ((k = mounts_attach(m, at)) < 0)
+		give_up(chan, k, "cannot mount the sandbox's /proc");
+}
+
+static void set_env(const char *name, const char *value, int chan)
+{
+	if (value && setenv(name, value, 1) < 0)
+		give_up(chan, -ENOMEM, "cannot set the environment");
+}
+
+/* The command itself: pid 2. */
+static _Noreturn void command(const struct run_sandbox_spec *s, const struct run_view_paths *p, int chan)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	if (chdir(s->view->workspace) < 0)
+		give_up(chan, negative_errno(), "cannot enter the workspace");
+	set_env("HOME", p->home, chan);
+	set_env("PWD", s->view->workspace, chan);
+	if (p->audit)
+		set_env("OZ0_AUDIT", p->audit, chan);
+	else
+		unsetenv("OZ0_AUDIT");
+	execvp(s->argv[0], s->argv);
+	run_msg_send(chan, RUN_MSG_NOT_RUN, errno, NULL);
+	_exit(127);
+}
+
+/* Reaps every child; true once CMD was among them, its status in *STATUS. */
+static bool reap(pid_t cmd, int *status)
+{
+	bool done = false;
+	int st;
+	pid_t p;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		if (p == cmd) {
+			*status = st;
+			done = true;
+		}
+	return done;
+}
+
+/* Kills every process of the namespace but init, until none is left. */
+static void kill_the_rest(void)
+{
+	for (;;) {
+		kill(-1, SIGKILL);
+		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+			return;
+	}
+}
+
+/* Init's loop: the command's end, or the runner's word. */
+static int wait_for_command(pid_t cmd, int sigfd, int chan)
+{
+	struct pollfd p[2] = {{.fd = sigfd, .events = POLLIN}, {.fd = chan, .events = POLLIN}};
+	int status = 0;
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		struct run_msg m;
+
+		if (poll(p, 2, -1) < 0)
+			continue;
+		if (p[0].revents && read(sigfd, &si, sizeof(si)) > 0 && reap(cmd, &status))
+			return status;
+		if (!p[1].revents)
+			continue;
+		if (run_msg_recv(chan, &m) < 0)
+			return W_EXITCODE(0, SIGKILL); /* the runner is gone */
+		if (m.type == RUN_MSG_TERM)
+			kill(-1, SIGTERM);
+	}
+}
+
+static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_view_paths *paths, int chan)
+{
+	struct run_msg m;
+	sigset_t chld;
+	int sigfd, status, k;
+	pid_t cmd;
+
+	mount_proc(chan);
+	if (s->network_none)
+		bring_loopback_up(chan);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		give_up(chan, negative_errno(), "cannot make the sandbox's user namespace");
+	if (s->ids.uid != 0 && (k = run_userns_map(0, RUN_USERNS_SANDBOX, &s->ids)) < 0)
+		give_up(chan, k, "cannot map the sandbox's user namespace");
+	if (run_msg_send(chan, RUN_MSG_MAP_ME, 0, NULL) < 0 || run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
+		_exit(1);
+	/* the runner is the parent now (getppid() reads 0 from pid 1): if it
+	 * dies, the whole sandbox goes */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		_exit(1);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	sigfd = signalfd(-1, &chld, SFD_CLOEXEC);
+	if (sigfd < 0)
+		give_up(chan, negative_errno(), "cannot watch the command");
+	cmd = fork();
+	if (cmd < 0)
+		give_up(chan, negative_errno(), "cannot start the command");
+	if (cmd == 0)
+		command(s, paths, chan);
+	status = wait_for_command(cmd, sigfd, chan);
+	kill_the_rest();
+	run_msg_send(chan, RUN_MSG_EXITED, status, NULL);
+	_exit(0);
+}
+
+static void join(int fd, int type, int chan, const char *what)
+{
+	if (fd >= 0 && setns(fd, type) < 0)
+		give_up(chan, negative_errno(), what);
+}
+
+static _Noreturn void setup(const struct run_sandbox_spec *s, int chan)
+{
+	_cleanup_free_ char *err = NULL;
+	struct run_view_paths paths;
+	struct run_msg m;
+	pid_t pid;
+	int k;
+
+	if (run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
+		_exit(1);
+	join(s->daemon->userns_fd, CLONE_NEWUSER, chan, "cannot join the daemon's user namespace");
+	join(s->daemon->mntns_fd, CLONE_NEWNS, chan, "cannot join the daemon's mount namespace");
+	k = run_view_build(s->view, &paths, &err);
+	if (k < 0) {
+		run_msg_send(chan, RUN_MSG_ERROR, -k, err ? err : strerror(-k));
+		_exit(1);
+	}
+	if (unshare(CLONE_NEWPID | CLONE_NEWCGROUP | (s->network_none ? CLONE_NEWNET : 0)) < 0)
+		give_up(chan, negative_errno(), "cannot make the sandbox's pid namespace");
+	pid = fork();
+	if (pid < 0)
+		give_up(chan, negative_errno(), "cannot start the sandbox's init");
+	if (pid == 0)
+		init(s, &paths, chan);
+	run_msg_send(chan, RUN_MSG_PID, pid, NULL);
+	_exit(0);
+}
+
+int run_sandbox_fork(const struct run_sandbox_spec *s, struct run_sandbox *sb)
+{
+	int sv[2];
+
+	*sb = (struct run_sandbox){.spec = s, .setup = -1, .init = -1, .chan = -1};
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	sb->setup = fork();
+	if (sb->setup < 0) {
+		int k = negative_errno();
+		close(sv[0]);
+		close(sv[1]);
+		return k;
+	}
+	if (sb->setup == 0) {
+		close(sv[0]);
+		setup(s, sv[1]);
+	}
+	close(sv[1]);
+	sb->chan = sv[0];
+	return 0;
+}
+
+static int say_error(const struct run_msg *m, int k, char **errmsg)
+{
+	if (asprintf(errmsg, "cannot set up the sandbox: %s", m->type == RUN_MSG_ERROR ? m->text : strerror(-k)) < 0)
+		*errmsg = NULL;
+	return k;
+}
+
+int run_sandbox_start(struct run_sandbox *sb, char **errmsg)
+{
+	struct run_msg m = {0};
+	int k;
+
+	*errmsg = NULL;
+	if ((k = run_msg_send(sb->chan, RUN_MSG_GO, 0, NULL)) < 0 || (k = run_msg_expect(sb->chan, RUN_MSG_PID, &m)) < 0)
+		return say_error(&m, k, errmsg);
+	sb->init = m.value;
+	/* the setup process ends at once: init is ours then, being orphaned */
+	run_wait_bounded(sb->setup, -1);
+	sb->setup = -1;
+	if ((k = run_msg_expect(sb->chan, RUN_MSG_MAP_ME, &m)) < 0)
+		return say_error(&m, k, errmsg);
+	if (sb->spec->ids.uid == 0 && (k = run_userns_map(sb->init, RUN_USERNS_SANDBOX, &sb->spec->ids)) < 0) {
+		m.type = 0;
+		return say_error(&m, k, errmsg);
+	}
+	return run_msg_send(sb->chan, RUN_MSG_GO, 0, NULL);
+}
+
+void run_sandbox_abort(struct run_sandbox *sb)
+{
+	if (sb->init > 0) {
+		kill(sb->init, SIGKILL);
+		run_wait_bounded(sb->init, -1);
+	}
+	if (sb->setup > 0) {
+		kill(sb->setup, SIGKILL);
+		run_wait_bounded(sb->setup, -1);
+	}
+	sb->init = sb->setup = -1;
+}
