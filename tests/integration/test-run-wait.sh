@@ -190,5 +190,10 @@ rl_is "next run: the report lists the move as an earlier run's" True "$(settled_
 rl_ok "next run: the planted hook was moved aside" hook_moved "$killed"
 rl_ok "next run: no state is left" no_state
 rl_ok "next run: the killed run's cgroups are gone too" rl_cg_same killed
+# Whatever the killed run left, empty, goes with the test.
+for c in memory pids cpu cpuacct; do
+	d=$(rl_w killed "cg.$c")
+	[ -z "$d" ] || rl_at_exit "rmdir '$d' 2>/dev/null"
+done
 rl_ok "next run: nothing is mounted outside" rl_mounts_same
 tap_done
