@@ -109,6 +109,10 @@ rl_raw() {
 			>"$T/$name.out" 2>"$T/$name.err" </dev/null || rl_rc=$?
 	fi
 	rl_ms=$((($(date +%s%N) - start) / 1000000))
+	# timeout's own 124 (or 137) is not oz0run's: a hung run is -1.
+	if [ "$rl_rc" -ge 124 ] && [ "$rl_ms" -ge $((RL_TIMEOUT * 1000)) ]; then
+		rl_rc=-1
+	fi
 }
 
 # rl_go NAME ARGS...: rl_raw with --report and --audit in $RL_OUT.
@@ -120,11 +124,15 @@ rl_go() {
 
 # rl_detail: what the last run said, for a failed check.
 rl_detail() {
-	echo "oz0run exit status $rl_rc after $rl_ms ms (run $rl_name); stderr:"
-	tail -n 12 "$T/$rl_name.err" 2>/dev/null
+	if [ "$rl_rc" -eq -1 ]; then
+		echo "oz0run hung: killed after ${RL_TIMEOUT}s (run $rl_name); stderr:"
+	else
+		echo "oz0run exit status $rl_rc after $rl_ms ms (run $rl_name); stderr:"
+	fi
+	tail -n 8 "$T/$rl_name.err" 2>/dev/null
 	if [ -s "$T/$rl_name.out" ]; then
 		echo "stdout:"
-		head -c 1500 "$T/$rl_name.out"
+		head -n 8 "$T/$rl_name.out" | cut -c 1-200
 	fi
 }
 
@@ -194,10 +202,20 @@ rl_watch() {
 	"$OZ_PY" "$RL_PROBE" watch "$2" "$T/$1.watch" "$RL_TIMEOUT" "$OZ0RUN" "$OZ0FS" </dev/null &
 	rl_watcher=$!
 	echo "$rl_watcher" >>"$T/pids"
+	rl_at_exit "kill $rl_watcher 2>/dev/null"
 }
 
 rl_watched() {
 	wait "$rl_watcher" || true
+}
+
+# rl_go_watched RUN MARK ARGS...: rl_go RUN ARGS, watched for MARK.
+rl_go_watched() {
+	local name=$1 mark=$2
+	shift 2
+	rl_watch "$name" "$mark"
+	rl_go "$name" "$@"
+	rl_watched
 }
 
 # rl_w RUN KEY: a value the watcher wrote.

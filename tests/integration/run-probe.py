@@ -6,16 +6,16 @@ waits (at most SECONDS) for the command: a process in a pid namespace other
 than ours, not oz0run, whose argv holds the word MARK. Then it writes
 key=value lines to OUT: `pid`, the command's cgroup folder in each v1
 hierarchy (`cg.memory`, `cg.pids`, `cg.cpu`, `cg.cpuacct`, empty where it
-is the caller's own or none) and the limits read there (`memory.limit_in_bytes`,
-`memory.memsw.limit_in_bytes`, `pids.max`, `cpu.cfs_quota_us`,
-`cpu.cfs_period_us`, absent where the file is), `daemon` (the oz0fs
-processes whose parent's argv holds MARK: the run's daemon), then `seen=1`. It samples
-until no process of that pid namespace is left: `pids_peak` (the most
-pids.current showed, and pids.peak where the kernel keeps it),
-`procs` (every process of the namespace it saw, by our pids), `in_memcg`
-(every process the sandbox's memory cgroup held), `oz0fs_at_end` (the oz0fs
-processes alive when the last one ended), then `end=1`. Without a sighting
-it writes `seen=0`.
+is the caller's own or none), the limits read there
+(`memory.limit_in_bytes`, `memory.memsw.limit_in_bytes`, `pids.max`,
+`cpu.cfs_quota_us`, `cpu.cfs_period_us`, absent where the file is),
+`daemon` (the OZ0FS processes whose parent's argv holds MARK: the run's
+daemon), then `seen=1`. It samples until no process of that pid namespace
+is left: `pids_peak` (the most pids.current showed, and pids.peak where the
+kernel keeps it), `procs` (every process of the namespace it saw, by our
+pids), `in_memcg` (every process the sandbox's memory cgroup held),
+`daemon_lived` (1 when the daemon was alive at every look while a process
+of the namespace was), then `end=1`. Without a sighting it writes `seen=0`.
 
     run-probe.py alive PID...
 prints those of PID... that are alive (not zombies).
@@ -171,7 +171,7 @@ def watch(mark, out, seconds, oz0run, oz0fs):
         f.write("daemon=%s\n" % " ".join(daemon))
         f.write("seen=1\n")
         f.flush()
-        procs, in_memcg, peak = set(), set(), 0
+        procs, in_memcg, peak, daemon_lost = set(), set(), 0, False
         pids_dir = dirs.get("pids") if dirs.get("pids") != own.get("pids") else None
         mem_dir = dirs.get("memory") if dirs.get("memory") != own.get("memory") else None
         last_scan = 0.0
@@ -190,16 +190,17 @@ def watch(mark, out, seconds, oz0run, oz0fs):
                 procs.update(left)
                 if not left:
                     break
+                if not all(alive(p) for p in daemon):
+                    daemon_lost = True
             time.sleep(0.002)
         if pids_dir:
             v = read(os.path.join(pids_dir, "pids.peak"))
             if v and v.isdigit():
                 peak = max(peak, int(v))
-        daemons = [p for p in all_pids() if exe(p) == oz0fs and alive(p)]
         f.write("pids_peak=%d\n" % peak)
         f.write("procs=%s\n" % " ".join(sorted(procs, key=int)))
         f.write("in_memcg=%s\n" % " ".join(sorted(in_memcg, key=int)))
-        f.write("oz0fs_at_end=%s\n" % " ".join(sorted(daemons, key=int)))
+        f.write("daemon_lived=%d\n" % (bool(daemon) and not daemon_lost))
         f.write("end=1\n")
     return 0
 

@@ -17,12 +17,12 @@ has() {
 rl_cg_before
 rl_raw check --check
 rl_status "--check on this machine exits 0" 0
-has check "it says the cgroup mode is v1" '^cgroup.*\bv1\b'
-has check "it says why a delegated cgroup v2 subtree is not used" 'v2'
-has check "it says why a systemd scope is not used" 'scope|systemd'
+has check "it says the cgroup mode is v1" '^cgroup[^:]*: v1\b'
+has check "it says why a delegated cgroup v2 subtree is not used" '^cgroup[^:]*: .*\bv2\b'
+has check "it says why a systemd scope is not used" '^cgroup[^:]*: .*(scope|systemd)'
 has check "credential read-protection is on" '^Read-protected credential paths: on\b'
-has check "it says whether rootless runs are ready" 'rootless'
-has check "it says the ceiling in force" 'ceiling'
+has check "it says whether rootless runs are ready" '^rootless[^:]*: (on|off)\b'
+has check "it says the ceiling in force" '^ceiling[^:]*: '
 rl_ok "every line is on stdout, stderr is empty" test ! -s "$T/check.err"
 rl_ok "--check leaves no cgroup behind" rl_cg_same
 
@@ -37,8 +37,8 @@ mkdir "$T/conf"
 printf '[ceiling]\nmemory_mb = 512\npids = 100\ncpus = 1\n' >"$T/conf/ceiling.ini"
 rl_raw ceiling --check --config "$T/conf/ceiling.ini"
 rl_status "--check with a ceiling exits 0" 0
-has ceiling "it says the ceiling's memory" 'ceiling.*512'
-has ceiling "it says the ceiling's pids" 'ceiling.*100'
+has ceiling "it says the ceiling's memory" '^ceiling[^:]*: .*\b512\b'
+has ceiling "it says the ceiling's pids" '^ceiling[^:]*: .*\b100\b'
 
 printf '[ceiling]\nfile = %s\n' "$T/conf/no-such-ceiling.ini" >"$T/conf/lost.ini"
 rl_raw lost --check --config "$T/conf/lost.ini"
@@ -63,5 +63,5 @@ rl_ok "... and says why" grep -qF '.git/hooks' "$T/bad.out" "$T/bad.err"
 timeout -k 5 60 "$OZ0FS" --check >"$T/oz0fs.out" 2>&1 || true
 rl_ok "oz0fs --check says credential read-protection is on too" \
 	grep -qE '^Read-protected credential paths: on\b' "$T/oz0fs.out"
-rl_ok "oz0fs --check says the same cgroup mode" grep -qiE '^cgroup.*\bv1\b' "$T/oz0fs.out"
+rl_ok "oz0fs --check says the same cgroup mode" grep -qiE '^cgroup[^:]*: v1\b' "$T/oz0fs.out"
 tap_done

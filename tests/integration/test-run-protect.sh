@@ -32,7 +32,7 @@ rl_is "no --tree: the tree is the current directory" "$tree" "$(cat "$T/default-
 
 rl_go fuse --tree "$tree" -- python3 -c '
 import os
-cwd = os.getcwd()
+cwd, kind = os.getcwd(), "not a mount point"
 for line in open("/proc/self/mountinfo"):
     left, _, right = line.partition(" - ")
     if left.split()[4] == cwd:
@@ -64,8 +64,9 @@ rl_go protect --tree "$tree" -- sh -c '
 	echo "config: $(fsop append .git/config)"
 	echo "audit-set: ${OZ0_AUDIT:+yes}"
 	# The daemon may write its line just after the refusal returns.
-	for i in 1 2 3 4 5 6 7 8 9 10; do grep -q "hooks/x" "$OZ0_AUDIT" && break; sleep 0.3; done
-	echo "audit-hook: $(grep -c "hooks/x" "$OZ0_AUDIT")"
+	line="\"path\":\"\.git/hooks(/x\"|\",.*\"name\":\"x\")"
+	for i in 1 2 3 4 5 6 7 8 9 10; do grep -qE "$line" "$OZ0_AUDIT" && break; sleep 0.3; done
+	echo "audit-hook: $(grep -cE "$line" "$OZ0_AUDIT")"
 	echo "audit-write: $(fsop append "$OZ0_AUDIT")"'
 rl_status "protect: exit 0" 0
 rl_is "protect: a new .git/hooks/x is refused with EACCES" "hook: EACCES" "$(grep '^hook:' "$T/protect.out")"

@@ -67,9 +67,7 @@ rl_status "a command that cannot be executed exits 126" 126
 mark=$(rl_mark 0)
 rl_cg_before
 rl_mounts_before
-rl_watch kill9 "$mark"
-rl_go kill9 --tree "$tree" -- sh -c 'sleep 0.3; kill -9 $$' "$mark"
-rl_watched
+rl_go_watched kill9 "$mark" --tree "$tree" -- sh -c 'sleep 0.3; kill -9 $$' "$mark"
 rl_status "sh -c 'kill -9 \$\$' exits 137 (128+9)" 137
 rl_is "kill -9: the report says signaled, signal 9, not oom" "signaled 9" \
 	"$(rl_json kill9 '" ".join(str(x) for x in (j["ended"], j["signal"]))')"
@@ -80,9 +78,7 @@ rl_ok "kill -9: nothing is mounted outside afterwards" rl_mounts_same
 # ---- Timeout -----------------------------------------------------------------------------
 
 mark=$(rl_mark 60)
-rl_watch timeout "$mark"
-rl_go timeout --tree "$tree" --timeout 2 -- sh -c 'sleep "$0" & sleep "$0"' "$mark"
-rl_watched
+rl_go_watched timeout "$mark" --tree "$tree" --timeout 2 -- sh -c 'sleep "$0" & sleep "$0"' "$mark"
 rl_status "--timeout 2 with sleep 60 exits 124" 124
 rl_ok "timeout: it ended after 2 s and within 5 s (took $rl_ms ms)" test "$rl_ms" -ge 1900 -a "$rl_ms" -le 5000
 rl_is "timeout: the report says timeout" timeout "$(rl_json timeout 'j["ended"]')"
@@ -90,9 +86,7 @@ rl_ok "timeout: the background sleep is gone too" rl_gone timeout
 
 # A command that ignores SIGTERM is killed 10 s after it.
 mark=$(rl_mark 60)
-rl_watch stubborn "$mark"
-rl_go stubborn --tree "$tree" --timeout 1 -- sh -c 'trap "" TERM; sleep "$0"' "$mark"
-rl_watched
+rl_go_watched stubborn "$mark" --tree "$tree" --timeout 1 -- sh -c 'trap "" TERM; sleep "$0"' "$mark"
 rl_status "--timeout 1, SIGTERM ignored: exits 124" 124
 rl_ok "stubborn: SIGKILL came about 10 s after SIGTERM (took $rl_ms ms)" test "$rl_ms" -ge 10500 -a "$rl_ms" -le 15000
 rl_ok "stubborn: no process of the run is left" rl_gone stubborn
@@ -196,5 +190,10 @@ rl_is "next run: the report lists the move as an earlier run's" True "$(settled_
 rl_ok "next run: the planted hook was moved aside" hook_moved "$killed"
 rl_ok "next run: no state is left" no_state
 rl_ok "next run: the killed run's cgroups are gone too" rl_cg_same killed
+# Whatever the killed run left, empty, goes with the test.
+for c in memory pids cpu cpuacct; do
+	d=$(rl_w killed "cg.$c")
+	[ -z "$d" ] || rl_at_exit "rmdir '$d' 2>/dev/null"
+done
 rl_ok "next run: nothing is mounted outside" rl_mounts_same
 tap_done
