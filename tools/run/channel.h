@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 enum run_msg_type {
-	RUN_MSG_GO = 1,   /* runner → sandbox: placed in the cgroup; or: user namespace mapped */
+	RUN_MSG_GO = 1,   /* runner → sandbox: placed in the cgroup; init may start; its user namespace is mapped */
 	RUN_MSG_PID,      /* sandbox → runner: the sandbox's init, as the runner sees it (VALUE) */
 	RUN_MSG_MAP_ME,   /* init → runner: a new user namespace waits for its maps */
 	RUN_MSG_TERM,     /* runner → init: SIGTERM to every process of the sandbox */

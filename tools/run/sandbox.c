@@ -144,6 +144,10 @@ static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_vi
 	int sigfd, status, k;
 	pid_t cmd;
 
+	/* the runner's word once it has the setup's message naming this
+	 * process: the two share the channel, and must not overtake */
+	if (run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
+		_exit(1);
 	mount_proc(chan);
 	if (s->network_none)
 		bring_loopback_up(chan);
@@ -250,7 +254,7 @@ int run_sandbox_start(struct run_sandbox *sb, char **errmsg)
 	/* the setup process ends at once: init is ours then, being orphaned */
 	run_wait_bounded(sb->setup, -1);
 	sb->setup = -1;
-	if ((k = run_msg_expect(sb->chan, RUN_MSG_MAP_ME, &m)) < 0)
+	if ((k = run_msg_send(sb->chan, RUN_MSG_GO, 0, NULL)) < 0 || (k = run_msg_expect(sb->chan, RUN_MSG_MAP_ME, &m)) < 0)
 		return say_error(&m, k, errmsg);
 	if (sb->spec->ids.uid == 0 && (k = run_userns_map(sb->init, RUN_USERNS_SANDBOX, &sb->spec->ids)) < 0) {
 		m.type = 0;
