@@ -13,7 +13,7 @@
  *   allow = NAME         ; repeated: when any, the only names allowed besides the builtins
  *   rm = refuse|allow    ; refuse unless set
  *   sudo = refuse|allow
- *   [ceiling]            ; the most any one sandbox of oz0run gets (seed 000), see tools/run/ceiling.h
+ *   [ceiling]            ; the most any one oz0run sandbox is given (seed 000), see tools/run/ceiling.h
  *   memory_mb = 8192     ; each key at most once, kept as text: the runner judges the values
  *   pids = 2048
  *   cpus = 4
