@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/tree-place.h"
 #include "policy/command-rules.h"
 #include "policy/conf.h"
 #include "tools/run-args.h"
@@ -168,6 +169,22 @@ static void load_config(struct run *r)
 		refuse(r, "%s", err ? err : strerror(-k));
 }
 
+/* A ceiling file the command could write would let it raise the next
+ * run's limits: refused, placed by identity as the configuration is. */
+static void check_ceiling_outside(struct run *r, const char *file)
+{
+	_cleanup_close_ int fd = open(file, O_PATH | O_CLOEXEC);
+	int place;
+
+	if (fd < 0)
+		return; /* the ceiling's own reading says why */
+	place = tree_place(fd, r->rootfd);
+	if (place < 0)
+		refuse(r, "cannot tell whether the ceiling file %s lies in the tree: %s", file, strerror(-place));
+	if (place != TREE_PLACE_OUTSIDE)
+		refuse(r, "the ceiling file %s: %s: keep it outside the tree", file, tree_place_problem(place));
+}
+
 /* The limits asked, capped by the ceiling in force. */
 static void apply_ceiling(struct run *r)
 {
@@ -179,7 +196,11 @@ static void apply_ceiling(struct run *r)
 	};
 	_cleanup_free_ char *err = NULL;
 	struct run_limits ceiling = {0};
-	int k = run_ceiling_load(&text, &ceiling, &err);
+	int k;
+
+	if (text.file)
+		check_ceiling_outside(r, text.file);
+	k = run_ceiling_load(&text, &ceiling, &err);
 
 	if (k < 0)
 		refuse(r, "%s", err ? err : strerror(-k));
