@@ -335,10 +335,11 @@ static void start_daemon(struct run *r)
 
 /* ---- The sandbox ---------------------------------------------------------------- */
 
-static void start_sandbox(struct run *r)
+/* The sandbox's setup process, placed in its cgroup, waiting. */
+static void fork_sandbox(struct run *r)
 {
 	struct run_cgroup_bases bases = {0};
-	_cleanup_free_ char *name = NULL, *err = NULL;
+	_cleanup_free_ char *name = NULL;
 	int k;
 
 	r->view = (struct run_view){
@@ -352,7 +353,6 @@ static void start_sandbox(struct run *r)
 	        .argv = r->a.argv,
 	        .ids = {geteuid(), getegid()},
 	        .view = &r->view,
-	        .daemon = &r->daemon,
 	        .network_none = r->a.network == RUN_NETWORK_NONE,
 	};
 	if (run_sandbox_fork(&r->spec, &r->sandbox) < 0)
@@ -368,7 +368,13 @@ static void start_sandbox(struct run *r)
 	r->o.cgroup = run_cgroup_mode(r->cgroup);
 	if (r->o.cgroup == RUN_CGROUP_NONE)
 		say("no cgroup limits: the command runs without them (%s)", r->o.cgroup_why);
-	if (run_sandbox_start(&r->sandbox, &err) < 0)
+}
+
+static void start_sandbox(struct run *r)
+{
+	_cleanup_free_ char *err = NULL;
+
+	if (run_sandbox_start(&r->sandbox, r->daemon.pid, &err) < 0)
 		refuse(r, "%s", err ? err : "cannot start the sandbox");
 }
 
@@ -509,7 +515,7 @@ static void refuse(struct run *r, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
-	struct run r = {.rootfd = -1, .lock_fd = -1, .log_fd = -1, .daemon = {.pid = -1, .userns_fd = -1, .mntns_fd = -1},
+	struct run r = {.rootfd = -1, .lock_fd = -1, .log_fd = -1, .daemon = {.pid = -1},
 	                .sandbox = {.setup = -1, .init = -1, .chan = -1}};
 	int k;
 
@@ -528,6 +534,9 @@ int main(int argc, char **argv)
 	run_watch_block_signals();
 	claim_and_record(&r);
 	make_run_dir(&r);
+	/* the sandbox's cgroup before the daemon: on cgroup v2 the runner moves
+	 * into a leaf of its own first, where the daemon then lands beside it */
+	fork_sandbox(&r);
 	start_daemon(&r);
 	start_sandbox(&r);
 	watch(&r);

@@ -47,15 +47,6 @@ static _Noreturn void daemon_child(char *const *argv, pid_t runner, int sync, in
 	_exit(127);
 }
 
-static int open_ns(pid_t pid, const char *name)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? negative_errno() : fd;
-}
-
 /* The daemon's last stderr line, for the one line the runner says. */
 static char *last_line(int log_fd)
 {
@@ -76,22 +67,17 @@ static char *last_line(int log_fd)
 	return strdup(start);
 }
 
-/* The namespaces opened and mapped; then the go. */
-static int join_prepared(struct run_daemon *d, int sync)
+/* Its user namespace mapped (not as root); then the go. */
+static int map_then_go(struct run_daemon *d, int sync)
 {
+	const struct run_ids ids = {geteuid(), getegid()};
 	struct run_msg m;
 	int k = run_msg_expect(sync, RUN_MSG_PID, &m);
 
 	if (k < 0)
 		return k;
-	if (geteuid() != 0) {
-		const struct run_ids ids = {geteuid(), getegid()};
-		if ((k = run_userns_map(d->pid, RUN_USERNS_DAEMON, &ids)) < 0 || (d->userns_fd = open_ns(d->pid, "user")) < 0)
-			return k < 0 ? k : d->userns_fd;
-	}
-	d->mntns_fd = open_ns(d->pid, "mnt");
-	if (d->mntns_fd < 0)
-		return d->mntns_fd;
+	if (ids.uid != 0 && (k = run_userns_map(d->pid, RUN_USERNS_DAEMON, &ids)) < 0)
+		return k;
 	return run_msg_send(sync, RUN_MSG_GO, 0, NULL);
 }
 
@@ -102,7 +88,7 @@ int run_daemon_start(char *const *argv, int log_fd, struct run_daemon *d, char *
 	int sv[2], p[2], k;
 	char c;
 
-	*d = (struct run_daemon){.pid = -1, .userns_fd = -1, .mntns_fd = -1};
+	*d = (struct run_daemon){.pid = -1};
 	*errmsg = NULL;
 	if (pipe2(p, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return negative_errno();
@@ -114,7 +100,7 @@ int run_daemon_start(char *const *argv, int log_fd, struct run_daemon *d, char *
 		daemon_child(argv, runner, sync_child, ready_w, log_fd);
 	close(TAKE_FD(ready_w));
 	close(TAKE_FD(sync_child));
-	k = join_prepared(d, sync);
+	k = map_then_go(d, sync);
 	if (k == 0 && read(ready_r, &c, 1) == 1)
 		return 0;
 	_cleanup_free_ char *line = (run_daemon_stop(d), last_line(log_fd));
@@ -136,10 +122,5 @@ int run_daemon_stop(struct run_daemon *d)
 		}
 		d->pid = -1;
 	}
-	if (d->userns_fd >= 0)
-		close(d->userns_fd);
-	if (d->mntns_fd >= 0)
-		close(d->mntns_fd);
-	d->userns_fd = d->mntns_fd = -1;
 	return status;
 }

@@ -178,9 +178,16 @@ static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_vi
 	_exit(0);
 }
 
-static void join(int fd, int type, int chan, const char *what)
+/* Joins the namespace NAME (of TYPE) of the process PID. */
+static void join(pid_t pid, const char *name, int type, int chan)
 {
-	if (fd >= 0 && setns(fd, type) < 0)
+	char path[64], what[96];
+	_cleanup_close_ int fd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
+	snprintf(what, sizeof(what), "cannot join the daemon's %s namespace", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, type) < 0)
 		give_up(chan, negative_errno(), what);
 }
 
@@ -192,10 +199,12 @@ static _Noreturn void setup(const struct run_sandbox_spec *s, int chan)
 	pid_t pid;
 	int k;
 
-	if (run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
+	if (run_msg_expect(chan, RUN_MSG_GO, &m) < 0 || m.value <= 0)
 		_exit(1);
-	join(s->daemon->userns_fd, CLONE_NEWUSER, chan, "cannot join the daemon's user namespace");
-	join(s->daemon->mntns_fd, CLONE_NEWNS, chan, "cannot join the daemon's mount namespace");
+	/* not as root, the daemon mounted in a user namespace of its own */
+	if (s->ids.uid != 0)
+		join(m.value, "user", CLONE_NEWUSER, chan);
+	join(m.value, "mnt", CLONE_NEWNS, chan);
 	k = run_view_build(s->view, &paths, &err);
 	if (k < 0) {
 		run_msg_send(chan, RUN_MSG_ERROR, -k, err ? err : strerror(-k));
@@ -242,13 +251,13 @@ static int say_error(const struct run_msg *m, int k, char **errmsg)
 	return k;
 }
 
-int run_sandbox_start(struct run_sandbox *sb, char **errmsg)
+int run_sandbox_start(struct run_sandbox *sb, pid_t daemon, char **errmsg)
 {
 	struct run_msg m = {0};
 	int k;
 
 	*errmsg = NULL;
-	if ((k = run_msg_send(sb->chan, RUN_MSG_GO, 0, NULL)) < 0 || (k = run_msg_expect(sb->chan, RUN_MSG_PID, &m)) < 0)
+	if ((k = run_msg_send(sb->chan, RUN_MSG_GO, daemon, NULL)) < 0 || (k = run_msg_expect(sb->chan, RUN_MSG_PID, &m)) < 0)
 		return say_error(&m, k, errmsg);
 	sb->init = m.value;
 	/* the setup process ends at once: init is ours then, being orphaned */
