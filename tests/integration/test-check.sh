@@ -49,8 +49,10 @@ machine() {
 	scope) expect_in "the cgroup line says why v2 is not used" '^Cgroup limits: scope — .*\); v2: ' ;;
 	*) expect_in "the cgroup line names the delegated subtree" '^Cgroup limits: v2 — .*v2 \(a delegated subtree at ' ;;
 	esac
-	expect_in "credential read-protection says oz0run is not built" \
-		'^Read-protected credential paths: off — oz0run, which would hide them'
+	expect_in "credential read-protection is on: oz0run builds the mounts that hide them" \
+		'^Read-protected credential paths: on — oz0run hides the node user.s home'
+	expect_in "the rootless line says what an ordinary user's run lacks or has" '^Rootless runs: (on|off) — '
+	expect_in "the ceiling line says none without a [ceiling]" '^Ceiling: none — no \[ceiling\]'
 	check_eq "--check leaves no probe cgroup behind" "" \
 		"$(find /sys/fs/cgroup -maxdepth 7 \( -name 'oz0fs-check.*' -o -name 'oz0run.supervisor.*' \) 2>/dev/null)"
 	check_eq "--check --json exits 0" 0 "$(status_of "$OZ0FS" --check --json)"
