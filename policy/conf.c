@@ -248,28 +248,21 @@ static char *expand_marks(struct config_parser *p, const char *s)
 	return out;
 }
 
-/* Tree-relative paths in one spelling: no empty, '.' or leading/trailing
- * components, so ".//.vscode/./tasks.json/" is ".vscode/tasks.json". Returns
- * the malloc'd path, or NULL with the parser failed. */
-static char *normalise_path(struct config_parser *p, const char *value)
+/* REST (the part of VALUE after any prefix) in one spelling: no empty, '.'
+ * or leading/trailing components, so ".//.vscode/./tasks.json/" is
+ * ".vscode/tasks.json", possibly "". Returns the malloc'd path, or NULL
+ * with the parser failed. */
+static char *fold_components(struct config_parser *p, const char *value, const char *rest)
 {
 	_cleanup_free_ char *out = NULL;
-	const char *s = value;
+	const char *s = rest;
 	size_t len = 0;
 
-	if (value[0] == '\0') {
-		parser_fail(p, -EINVAL, "empty path");
-		return NULL;
-	}
-	if (value[0] == '/') {
-		parser_fail(p, -EINVAL, "'%s' is absolute: paths are relative to the tree", value);
-		return NULL;
-	}
 	if (strlen(value) >= PATH_MAX) {
 		parser_fail(p, -ENAMETOOLONG, "path longer than %d bytes", PATH_MAX - 1);
 		return NULL;
 	}
-	out = malloc(strlen(value) + 1);
+	out = malloc(strlen(rest) + 1);
 	if (!out) {
 		parser_fail(p, -ENOMEM, "out of memory");
 		return NULL;
@@ -278,7 +271,7 @@ static char *normalise_path(struct config_parser *p, const char *value)
 		size_t n = strcspn(s, "/");
 
 		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			parser_fail(p, -EINVAL, "'%s' contains '..': paths must stay inside the tree", value);
+			parser_fail(p, -EINVAL, "'%s' contains '..': write the path without it", value);
 			return NULL;
 		}
 		if (n > NAME_MAX) {
@@ -295,12 +288,31 @@ static char *normalise_path(struct config_parser *p, const char *value)
 		s += n;
 		s += strspn(s, "/");
 	}
-	if (len == 0) {
-		parser_fail(p, -EINVAL, "'%s' names the whole tree: mount it read-only instead", value);
-		return NULL;
-	}
 	out[len] = '\0';
 	return TAKE_PTR(out);
+}
+
+/* Tree-relative paths in one spelling (fold_components), never the whole
+ * tree. Returns the malloc'd path, or NULL with the parser failed. */
+static char *normalise_path(struct config_parser *p, const char *value)
+{
+	char *out;
+
+	if (value[0] == '\0') {
+		parser_fail(p, -EINVAL, "empty path");
+		return NULL;
+	}
+	if (value[0] == '/') {
+		parser_fail(p, -EINVAL, "'%s' is absolute: paths are relative to the tree", value);
+		return NULL;
+	}
+	out = fold_components(p, value, value);
+	if (out && !*out) {
+		parser_fail(p, -EINVAL, "'%s' names the whole tree: mount it read-only instead", value);
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 static bool path_has_component(const char *path, const char *comp)
@@ -330,7 +342,8 @@ static int list_add(struct config_parser *p, char ***list, size_t *n, char *path
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], owned) == 0)
 			return 0;
-	if (p->cfg->n_protect + p->cfg->n_unprotect + p->cfg->n_command_deny + p->cfg->n_command_allow >=
+	if (p->cfg->n_protect + p->cfg->n_unprotect + p->cfg->n_deny_paths + p->cfg->n_command_deny +
+	            p->cfg->n_command_allow >=
 	    CONFIG_MAX_PATHS) {
 		parser_fail(p, -E2BIG, "more than %d paths and command names", CONFIG_MAX_PATHS);
 		return p->error;
@@ -372,6 +385,38 @@ static int parse_unprotect_path(struct config_parser *p, const char *value)
 		return p->error;
 	}
 	return list_add(p, &p->cfg->unprotect, &p->cfg->n_unprotect, TAKE_PTR(path));
+}
+
+/* A [deny] root, absolute or in the home: "/srv/keys" or "~/.aws", in one
+ * spelling; "~" alone is the whole home, "/" alone is refused. The home is
+ * placed when the root is used: the harness's, not the one at load. */
+static int parse_deny_path(struct config_parser *p, const char *value)
+{
+	bool home = value[0] == '~';
+	_cleanup_free_ char *rest = NULL;
+	char *path;
+
+	if (value[0] == '\0') {
+		parser_fail(p, -EINVAL, "empty path");
+		return p->error;
+	}
+	if (value[0] != '/' && !(home && (value[1] == '\0' || value[1] == '/'))) {
+		parser_fail(p, -EINVAL, "'%s' is neither absolute nor in the home ('~/'): a denied root names one place",
+			    value);
+		return p->error;
+	}
+	rest = fold_components(p, value, value + (home ? 1 : 0));
+	if (!rest)
+		return p->error;
+	if (!home && !*rest) {
+		parser_fail(p, -EINVAL, "'%s' names the whole file system", value);
+		return p->error;
+	}
+	if (asprintf(&path, "%s%s%s", home ? "~" : "", *rest || !home ? "/" : "", rest) < 0) {
+		parser_fail(p, -ENOMEM, "out of memory");
+		return p->error;
+	}
+	return list_add(p, &p->cfg->deny_paths, &p->cfg->n_deny_paths, path);
 }
 
 static int parse_audit_file(struct config_parser *p, const char *value)
@@ -527,6 +572,7 @@ static const struct config_key {
 } config_keys[] = {
 	{ "protect", "path", parse_protect_path },
 	{ "unprotect", "path", parse_unprotect_path },
+	{ "deny", "path", parse_deny_path },
 	{ "audit", "file", parse_audit_file },
 	{ "audit", "syslog", parse_audit_syslog },
 	{ "commands", "deny", parse_command_deny },
@@ -709,6 +755,7 @@ void policy_config_free(struct policy_config *c)
 		return;
 	free_list(c->protect, c->n_protect);
 	free_list(c->unprotect, c->n_unprotect);
+	free_list(c->deny_paths, c->n_deny_paths);
 	free_list(c->command_deny, c->n_command_deny);
 	free_list(c->command_allow, c->n_command_allow);
 	free(c->audit_file);

@@ -5,6 +5,8 @@
  *   path = .idea
  *   [unprotect]          ; frees one of the editor/agent defaults (seed: sandbox.unprotect)
  *   path = .envrc
+ *   [deny]               ; roots oz0fs --check-path refuses to reads and writes (seed 004's denied_root)
+ *   path = /srv/keys     ; absolute, or in the home of whoever asks: ~/.aws
  *   [audit]
  *   file = /var/log/oz0fs/audit.log
  *   syslog = yes|no
@@ -33,6 +35,8 @@ struct policy_config {
 	size_t n_protect;
 	char **unprotect;
 	size_t n_unprotect;
+	char **deny_paths;   /* "/a/b", "~" or "~/a/b": no '.', '..' or empty components */
+	size_t n_deny_paths;
 	char *audit_file;    /* NULL when unset */
 	bool audit_syslog;   /* also send refusals to syslog */
 	char **command_deny; /* bare command names: no '/', blank or control byte */

@@ -124,3 +124,15 @@ void explain_missing(struct explanation *e, const struct policy_snapshot *s, con
 	ask(e, "create", policy_check_add(s, POLICY_OP_CREATE, parent, t->name, &v), &v);
 	ask(e, "mkdir", policy_check_add(s, POLICY_OP_MKDIR, parent, t->name, &v), &v);
 }
+
+int explain_path(int rootfd, const struct policy_snapshot *s, const char *rel, struct explanation *e,
+                 struct explain_target *t, char **errmsg)
+{
+	int r = explain_resolve(rootfd, rel, t, errmsg);
+
+	if (r >= 0 && t->exists)
+		r = explain_existing(e, s, t);
+	else if (r >= 0)
+		explain_missing(e, s, t);
+	return r;
+}

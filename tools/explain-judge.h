@@ -40,3 +40,10 @@ struct explanation {
 int explain_existing(struct explanation *e, const struct policy_snapshot *s, const struct explain_target *t);
 /* Fills E for T, which does not exist. */
 void explain_missing(struct explanation *e, const struct policy_snapshot *s, const struct explain_target *t);
+
+/* Walks REL below ROOTFD (explain_resolve) and fills E (zeroed by the
+ * caller) for what it names, existing or not. Returns 0, or -errno with a
+ * malloc'd one-line reason in *errmsg when the walk fails; T is to be freed
+ * either way. */
+int explain_path(int rootfd, const struct policy_snapshot *s, const char *rel, struct explanation *e,
+                 struct explain_target *t, char **errmsg);

@@ -133,11 +133,7 @@ static int explain_in(const struct tree_model *tm, const char *rel, bool json)
 
 	if (!e)
 		return -ENOMEM;
-	r = explain_resolve(tm->rootfd, rel, &t, &err);
-	if (r >= 0 && t.exists)
-		r = explain_existing(e, tm->snap, &t);
-	else if (r >= 0)
-		explain_missing(e, tm->snap, &t);
+	r = explain_path(tm->rootfd, tm->snap, rel, e, &t, &err);
 	if (r >= 0 && json)
 		print_json(e, &t, rel);
 	else if (r >= 0)

@@ -26,6 +26,7 @@
 #include "policy/audit.h"
 #include "policy/conf.h"
 #include "tools/check-command.h"
+#include "tools/check-path.h"
 #include "tools/check.h"
 #include "tools/explain.h"
 #include "tools/mount-target.h"
@@ -62,6 +63,8 @@ static void usage(FILE *out)
 	             "  oz0fs --check [--json] [--config FILE] [DIR]        can this machine run oz0fs; would DIR mount\n"
 	             "  oz0fs --explain [--json] [--config FILE] DIR PATH   is PATH protected, by which rule, and why\n"
 	             "  oz0fs --check-command [--json] ... -- ARGV...       judge a command before it runs\n"
+	             "  oz0fs --check-path [--read|--write] [--json] [--config FILE] [--tree DIR] -- PATH...\n"
+	             "                                                     may a harness read or write PATH\n"
 	             "\n"
 	             "Options (-o):\n"
 	             "  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
@@ -451,13 +454,15 @@ int main(int argc, char **argv)
 
 	log_init("oz0fs");
 	/* Modes of their own, with options of their own: judge one command,
-	 * check this machine, explain one path. */
+	 * check this machine, explain one path, judge paths. */
 	if (argc > 1 && strcmp(argv[1], "--check-command") == 0)
 		return command_check_main(argc - 2, argv + 2);
 	if (argc > 1 && strcmp(argv[1], "--check") == 0)
 		return check_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "--explain") == 0)
 		return explain_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "--check-path") == 0)
+		return path_check_main(argc - 1, argv + 1);
 	if (geteuid() == 0)
 		a.fs.allow_other = a.fs.default_permissions = true; /* the mount is for other users */
 	parse_args(argc, argv, &a);

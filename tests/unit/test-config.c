@@ -83,6 +83,7 @@ Test(config, null_file_gives_defaults)
 	cr_assert_null(cfg->ceiling.pids);
 	cr_assert_null(cfg->ceiling.cpus);
 	cr_assert_null(cfg->ceiling.file);
+	cr_assert_eq(cfg->n_deny_paths, 0);
 	cr_assert_not(policy_config_unprotected(cfg, ".envrc"));
 	policy_config_free(cfg);
 }
@@ -171,6 +172,54 @@ Test(config, bad_paths)
 	assert_refused("[protect]\npath = ..\n", -EINVAL, 2, "'..'");
 	assert_refused("[protect]\npath = ./\n", -EINVAL, 2, "whole tree");
 	assert_refused("[protect]\npath =\n", -EINVAL, 2, "empty path");
+}
+
+Test(config, deny_section)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[deny]\n"
+	                  "path = ~/.aws\n"
+	                  "path = /srv//keys/./\n"
+	                  "path = ~/.config/./op/\n"
+	                  "path = ~\n"
+	                  "path = ~/\n" /* the home again */
+	                  "path = /srv/keys\n",
+	                  &cfg, &msg),
+	             0, "%s", msg);
+	cr_assert_eq(cfg->n_deny_paths, 4);
+	cr_assert_str_eq(cfg->deny_paths[0], "~/.aws");
+	cr_assert_str_eq(cfg->deny_paths[1], "/srv/keys");
+	cr_assert_str_eq(cfg->deny_paths[2], "~/.config/op");
+	cr_assert_str_eq(cfg->deny_paths[3], "~");
+	cr_assert_eq(cfg->n_protect, 0);
+	policy_config_free(cfg);
+}
+
+Test(config, bad_deny_paths)
+{
+	assert_refused("[deny]\npath = .aws\n", -EINVAL, 2, "neither absolute nor in the home");
+	assert_refused("[deny]\npath = ~bob/.ssh\n", -EINVAL, 2, "neither absolute nor in the home");
+	assert_refused("[deny]\npath = ~/a/../.ssh\n", -EINVAL, 2, "'..'");
+	assert_refused("[deny]\npath = /srv/..\n", -EINVAL, 2, "'..'");
+	assert_refused("[deny]\npath = //./\n", -EINVAL, 2, "whole file system");
+	assert_refused("[deny]\npath =\n", -EINVAL, 2, "empty path");
+	assert_refused("[deny]\nname = .keys\n", -EINVAL, 2, "unknown key 'name' in [deny]");
+}
+
+Test(config, deny_shares_the_bound)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	cr_assert_not_null(f);
+	fputs("[protect]\npath = a\n[deny]\n", f);
+	for (int i = 0; i < 4096; i++)
+		fprintf(f, "path = /d%d\n", i);
+	cr_assert_eq(fclose(f), 0);
+	assert_refused(text, -E2BIG, 4099, "more than 4096 paths and command names");
 }
 
 Test(config, long_component)
