@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,17 @@ static void run_free(struct run *r)
 	policy_config_free(r->cfg);
 }
 
+/* The configuration, refused inside the tree (TREE, else the current
+ * folder) as the mount refuses it: there the agent could drop its [deny]. */
+static int load_config(const char *file, const char *tree, struct policy_config **cfg, char **err)
+{
+	_cleanup_close_ int fd = open(tree ? tree : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return policy_config_load(file, cfg, err);
+	return policy_config_load_outside(file, fd, cfg, err);
+}
+
 /* Everything the paths are judged against. Returns 0, -ENOMEM, or
  * TOOL_EXIT_USAGE after saying why the configuration cannot be read. */
 static int prepare(struct run *r, struct path_check *c)
@@ -145,7 +157,7 @@ static int prepare(struct run *r, struct path_check *c)
 
 	if (!config && access(POLICY_CONFIG_DEFAULT_FILE, F_OK) == 0)
 		config = POLICY_CONFIG_DEFAULT_FILE;
-	k = policy_config_load(config, &r->cfg, &err);
+	k = load_config(config, r->o.tree, &r->cfg, &err);
 	if (k < 0 && k != -ENOMEM) {
 		fprintf(stderr, "oz0fs --check-path: %s\n", err ? err : strerror(-k));
 		return TOOL_EXIT_USAGE;

@@ -25,12 +25,12 @@ int tree_model_open(const char *dir, const char *config_file, struct tree_model 
 	*errmsg = NULL;
 	if (!config_file && access(POLICY_CONFIG_DEFAULT_FILE, F_OK) == 0)
 		config_file = POLICY_CONFIG_DEFAULT_FILE;
-	r = policy_config_load(config_file, &tm->cfg, errmsg);
-	if (r < 0)
-		return r;
 	tm->rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tm->rootfd < 0) {
-		r = fail(negative_errno(), errmsg, "cannot open", dir);
+	if (tm->rootfd < 0)
+		return fail(negative_errno(), errmsg, "cannot open", dir);
+	/* as the mount loads it: a configuration in the tree is the agent's */
+	r = policy_config_load_outside(config_file, tm->rootfd, &tm->cfg, errmsg);
+	if (r < 0) {
 		tree_model_close(tm);
 		return r;
 	}

@@ -160,6 +160,9 @@ expect 2 - "--read and --write together" --read --write -- x
 expect 2 - "an unknown option" --bogus -- x
 expect 2 - "a configuration that cannot be read" --config "$T/none.conf" -- x
 expect 2 - "an empty --tree" --tree '' -- x
+cp "$conf" "$W/agent.conf"
+expect 2 - "a configuration inside the tree (the agent's to change) is refused" --config "$W/agent.conf" -- x
+rm -f "$W/agent.conf"
 
 # ---- The output ----------------------------------------------------------
 (cd "$W" && "$OZ0FS" --check-path -- notes.txt .git/config) >"$T/text" 2>&1 || true
