@@ -111,9 +111,9 @@ static int limits(struct run_args *a, const struct asked *l)
 
 	a->asked = run_profile_limits(a->profile);
 	a->timeout_s = run_profile_timeout(a->profile);
-	if (l->memory && whole("--memory-mb", l->memory, UINT64_MAX >> 20, &a->asked.memory_mb) < 0)
+	if (l->memory && whole("--memory-mb", l->memory, RUN_MEMORY_MB_MAX, &a->asked.memory_mb) < 0)
 		return -EINVAL;
-	if (l->pids && whole("--pids", l->pids, 4194304, &a->asked.pids) < 0)
+	if (l->pids && whole("--pids", l->pids, RUN_PIDS_MAX, &a->asked.pids) < 0)
 		return -EINVAL;
 	if (l->cpus && run_parse_cpus(l->cpus, &a->asked.cpu_millis) < 0)
 		return bad("--cpus '%s': a decimal above 0 is needed (at most 3 digits after the point)", l->cpus);
@@ -139,16 +139,20 @@ int run_args_parse(int argc, char **argv, struct run_args *a)
 	        {0},
 	};
 	struct asked l = {0};
+	const char *last_value = NULL;
 	int c, k;
 
 	*a = (struct run_args){.profile = RUN_PROFILE_COMMAND, .tree = ".", .settle = true};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if ((k = option(c, c == '?' || c == ':' ? argv[optind - 1] : optarg, a, &l)) != 0)
 			return k;
+		last_value = optarg;
+	}
 	if ((k = limits(a, &l)) < 0)
 		return k;
-	if (optind < 2 || strcmp(argv[optind - 1], "--") != 0)
+	/* the "--" that ends the options, not the value of one (--tree --) */
+	if (optind < 2 || strcmp(argv[optind - 1], "--") != 0 || argv[optind - 1] == last_value)
 		return bad("the command must follow '--': oz0run [OPTIONS] -- ARGV...");
 	if (optind >= argc || !*argv[optind])
 		return bad("no command after '--'");

@@ -112,10 +112,12 @@ static int make_step(int dirfd, const char *name, bool file)
 	int fd;
 
 	if (file) {
-		fd = openat(dirfd, name, O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
-		if (fd < 0)
+		/* made new, or left as it is: an existing one is only looked at */
+		fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (fd < 0 && errno != EEXIST)
 			return negative_errno();
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 	} else if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST) {
 		return negative_errno();
 	}

@@ -132,7 +132,7 @@ static int open_fds(struct watcher *x)
 	x->p[W_OOM].events = x->w->oom_events;
 	for (int i = W_INIT; i < W_OOM; i++) {
 		if (x->p[i].fd < 0)
-			return negative_errno();
+			return i == W_CHAN ? -EBADF : negative_errno();
 		x->p[i].events = POLLIN;
 	}
 	return x->w->timeout_s ? arm(x->p[W_TIMER].fd, (long)x->w->timeout_s * 1000) : 0;
@@ -151,6 +151,8 @@ int run_watch(const struct run_watch *w, struct run_end *end)
 	int k;
 
 	*end = (struct run_end){.ended = RUN_ENDED_EXITED};
+	if (w->init <= 0)
+		return -EINVAL; /* kill(-1) would reach every process */
 	for (int i = 0; i < W_N; i++)
 		x.p[i].fd = -1;
 	k = open_fds(&x);

@@ -30,7 +30,8 @@ struct run_end {
 	char *error;       /* the sandbox could not start the command: why */
 };
 
-/* The runner's SIGINT, SIGTERM, SIGHUP and SIGCHLD blocked, for the watch's signalfd. */
+/* The runner's SIGINT, SIGTERM and SIGHUP blocked, for the watch's
+ * signalfd (init's end is seen through a pidfd, not SIGCHLD). */
 void run_watch_block_signals(void);
 /* 0, or -errno when it could not watch (the sandbox is then killed). */
 int run_watch(const struct run_watch *w, struct run_end *end);

@@ -26,6 +26,8 @@ int run_wait_bounded(pid_t pid, int ms)
 		int n;
 		while ((n = poll(&p, 1, ms)) < 0 && errno == EINTR)
 			;
+		if (n < 0)
+			return negative_errno();
 		if (n == 0)
 			return -ETIME;
 	} else if (ms >= 0) {
