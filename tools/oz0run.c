@@ -449,12 +449,13 @@ static void settle_tree(struct run *r)
 static void pass_on_log(struct run *r)
 {
 	char buf[4096];
+	struct stat st;
 	ssize_t n;
 	off_t at = 0;
 
-	if (r->log_fd < 0)
+	if (r->log_fd < 0 || fstat(r->log_fd, &st) < 0)
 		return;
-	while ((n = pread(r->log_fd, buf, sizeof(buf), at)) > 0) {
+	while (at < st.st_size && (n = pread(r->log_fd, buf, sizeof(buf), at)) > 0) {
 		fwrite(buf, 1, (size_t)n, stderr);
 		at += n;
 	}
@@ -513,12 +514,23 @@ static void refuse(struct run *r, const char *fmt, ...)
 	exit(EXIT_REFUSED);
 }
 
+/* fds 0, 1 and 2 open, on /dev/null where the caller closed one: else the
+ * run's own files would take those numbers, and the daemon's log, passed on
+ * to stderr, would grow into itself. */
+static void open_stdio(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			exit(EXIT_REFUSED);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r = {.rootfd = -1, .lock_fd = -1, .log_fd = -1, .daemon = {.pid = -1},
 	                .sandbox = {.setup = -1, .init = -1, .chan = -1}};
 	int k;
 
+	open_stdio();
 	if (argc > 1 && strcmp(argv[1], "--check") == 0)
 		return check_main(argc - 1, argv + 1);
 	k = run_args_parse(argc, argv, &r.a);

@@ -158,8 +158,10 @@ static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_vi
 	if (run_msg_send(chan, RUN_MSG_MAP_ME, 0, NULL) < 0 || run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
 		_exit(1);
 	/* the runner is the parent now (getppid() reads 0 from pid 1): if it
-	 * dies, the whole sandbox goes */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+	 * dies, the whole sandbox goes. Init runs as the command's user and
+	 * never execs: not dumpable, the command cannot open init's
+	 * descriptors through /proc/1/fd or take them with pidfd_getfd */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0)
 		_exit(1);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -236,8 +238,11 @@ int run_sandbox_fork(const struct run_sandbox_spec *s, struct run_sandbox *sb)
 		return k;
 	}
 	if (sb->setup == 0) {
-		close(sv[0]);
-		setup(s, sv[1]);
+		/* nothing of the runner's (the tree, the lock, the log) nor of its
+		 * caller's reaches the sandbox: stdio and the channel only */
+		if ((sv[1] != 3 && dup3(sv[1], 3, O_CLOEXEC) < 0) || close_range(4, ~0U, 0) < 0)
+			_exit(1);
+		setup(s, 3);
 	}
 	close(sv[1]);
 	sb->chan = sv[0];
