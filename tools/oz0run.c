@@ -57,11 +57,13 @@ struct run {
 	int rootfd;
 	struct policy_config *cfg;
 	char *state;
+	char *state_dir;
 	int lock_fd;
 	char *run_dir; /* the run's own files: the daemon's log, the audit file */
 	char *audit;
 	int log_fd;
 	bool recorded; /* the tree's state was recorded: it is settled whatever happens */
+	struct settle_state before; /* what was recorded, in memory */
 	struct run_daemon daemon;
 	struct run_view view;
 	struct run_sandbox_spec spec;
@@ -169,20 +171,21 @@ static void load_config(struct run *r)
 		refuse(r, "%s", err ? err : strerror(-k));
 }
 
-/* A ceiling file the command could write would let it raise the next
- * run's limits: refused, placed by identity as the configuration is. */
-static void check_ceiling_outside(struct run *r, const char *file)
+/* What the command could change through the mount (a ceiling file: the
+ * next run's limits; the state folder: what a killed run left) is refused
+ * in the tree, placed by identity as the configuration is. */
+static void check_outside(struct run *r, const char *path, const char *what)
 {
-	_cleanup_close_ int fd = open(file, O_PATH | O_CLOEXEC);
+	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	int place;
 
 	if (fd < 0)
-		return; /* the ceiling's own reading says why */
+		return; /* its own reading says why */
 	place = tree_place(fd, r->rootfd);
 	if (place < 0)
-		refuse(r, "cannot tell whether the ceiling file %s lies in the tree: %s", file, strerror(-place));
+		refuse(r, "cannot tell whether %s %s lies in the tree: %s", what, path, strerror(-place));
 	if (place != TREE_PLACE_OUTSIDE)
-		refuse(r, "the ceiling file %s: %s: keep it outside the tree", file, tree_place_problem(place));
+		refuse(r, "%s %s: %s: keep it outside the tree", what, path, tree_place_problem(place));
 }
 
 /* The limits asked, capped by the ceiling in force. */
@@ -199,7 +202,7 @@ static void apply_ceiling(struct run *r)
 	int k;
 
 	if (text.file)
-		check_ceiling_outside(r, text.file);
+		check_outside(r, text.file, "the ceiling file");
 	k = run_ceiling_load(&text, &ceiling, &err);
 
 	if (k < 0)
@@ -252,13 +255,18 @@ static void claim_and_record(struct run *r)
 		return;
 	if (run_state_claim(r->rootfd, &r->state, &r->lock_fd, &err) < 0)
 		refuse(r, "%s", err ? err : "cannot claim the tree's state file");
+	r->state_dir = strdup(r->state);
+	if (!r->state_dir)
+		refuse(r, "out of memory");
+	*strrchr(r->state_dir, '/') = '\0';
+	check_outside(r, r->state_dir, "the state folder");
 	if (stat(r->state, &st) == 0) {
 		say("settling an earlier run's state (%s): that run was interrupted", r->state);
-		k = run_settle(r->rootfd, r->state, r->workspace, true, &r->o, &err);
+		k = run_settle_earlier(r->rootfd, r->state, r->workspace, &r->o, &err);
 		if (k < 0 || k == 2)
 			refuse(r, "an earlier run's state could not be settled%s%s", err ? ": " : "", err ? err : "");
 	}
-	if (run_settle_record(r->rootfd, r->tree, r->workspace, r->state, &err) < 0)
+	if (run_settle_record(r->rootfd, r->tree, r->workspace, r->state, &r->before, &err) < 0)
 		refuse(r, "cannot record the tree before the run: %s", err ? err : "unknown");
 	r->recorded = true;
 }
@@ -292,6 +300,7 @@ static void make_run_dir(struct run *r)
 		r->run_dir = NULL;
 		refuse(r, "cannot make a folder for the run's files: %m");
 	}
+	check_outside(r, r->run_dir, "the folder for the run's files ($TMPDIR)");
 	if (asprintf(&log, "%s/daemon.log", r->run_dir) < 0)
 		refuse(r, "out of memory");
 	r->log_fd = open(log, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -348,6 +357,7 @@ static void fork_sandbox(struct run *r)
 	        .home = r->home,
 	        .node_home = r->node_home,
 	        .audit_file = r->audit,
+	        .state_dir = r->state_dir,
 	};
 	r->spec = (struct run_sandbox_spec){
 	        .argv = r->a.argv,
@@ -435,7 +445,8 @@ static void settle_tree(struct run *r)
 	if (!r->recorded)
 		return;
 	r->recorded = false;
-	k = run_settle(r->rootfd, r->state, r->workspace, false, &r->o, &err);
+	k = run_settle(r->rootfd, &r->before, r->state, r->workspace, &r->o, &err);
+	settle_state_done(&r->before);
 	if (k < 0)
 		say("could not settle the tree: %s; its state stays in %s for the next run", err ? err : strerror(-k),
 		    r->state);
@@ -497,6 +508,7 @@ static void run_done(struct run *r)
 	free(r->home);
 	free(r->node_home);
 	free(r->state);
+	free(r->state_dir);
 	free(r->run_dir);
 	free(r->audit);
 }

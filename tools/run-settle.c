@@ -11,15 +11,16 @@
 #include "git/settle/settle.h"
 #include "tools/run-settle.h"
 
-int run_settle_record(int rootfd, const char *dir, const char *seen_as, const char *state, char **errmsg)
+int run_settle_record(int rootfd, const char *dir, const char *seen_as, const char *state, struct settle_state *st,
+                      char **errmsg)
 {
-	struct settle_state st = {0};
-	int k = settle_record(rootfd, dir, seen_as, &st, errmsg);
+	int k = settle_record(rootfd, dir, seen_as, st, errmsg);
 
 	if (k < 0)
 		return k;
-	k = settle_state_write(&st, state);
-	settle_state_done(&st);
+	k = settle_state_write(st, state);
+	if (k < 0)
+		settle_state_done(st);
 	if (k < 0 && asprintf(errmsg, "cannot write the settler's state %s: %s", state, strerror(-k)) < 0)
 		*errmsg = NULL;
 	return k;
@@ -84,22 +85,17 @@ static int read_state(int rootfd, const char *file, struct settle_state *st, cha
 	return 0;
 }
 
-int run_settle(int rootfd, const char *state, const char *seen_as, bool earlier, struct run_outcome *o,
-               char **errmsg)
+static int settle_against(int rootfd, const struct settle_state *st, const char *state, const char *seen_as,
+                          bool earlier, struct run_outcome *o, char **errmsg)
 {
 	struct collect c = {.o = o, .earlier = earlier};
-	struct settle_state st = {0};
 	int k, acted;
 
-	*errmsg = NULL;
-	if ((k = read_state(rootfd, state, &st, errmsg)) < 0)
-		return k;
-	acted = k = pass(rootfd, &st, seen_as, &c, errmsg);
+	acted = k = pass(rootfd, st, seen_as, &c, errmsg);
 	/* what one pass moved can leave a next look (an index aside frees a
 	 * submodule's path): settled once a pass finds nothing */
 	if (k == 1 && !c.unsettled)
-		k = pass(rootfd, &st, seen_as, &c, errmsg);
-	settle_state_done(&st);
+		k = pass(rootfd, st, seen_as, &c, errmsg);
 	if (k < 0)
 		return k;
 	if (k == 1 || c.unsettled)
@@ -111,4 +107,24 @@ int run_settle(int rootfd, const char *state, const char *seen_as, bool earlier,
 		return k;
 	}
 	return acted;
+}
+
+int run_settle(int rootfd, const struct settle_state *st, const char *state, const char *seen_as,
+               struct run_outcome *o, char **errmsg)
+{
+	*errmsg = NULL;
+	return settle_against(rootfd, st, state, seen_as, false, o, errmsg);
+}
+
+int run_settle_earlier(int rootfd, const char *state, const char *seen_as, struct run_outcome *o, char **errmsg)
+{
+	struct settle_state st = {0};
+	int k;
+
+	*errmsg = NULL;
+	if ((k = read_state(rootfd, state, &st, errmsg)) < 0)
+		return k;
+	k = settle_against(rootfd, &st, state, seen_as, true, o, errmsg);
+	settle_state_done(&st);
+	return k;
 }

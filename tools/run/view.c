@@ -26,7 +26,7 @@ struct cover {
 
 struct builder {
 	const struct run_view *v;
-	struct cover covers[3];
+	struct cover covers[4];
 	size_t n_covers;
 	const struct cover *run; /* the first private tmpfs: the home and audit go there */
 	char **errmsg;
@@ -283,6 +283,7 @@ static int build(struct builder *b, struct run_view_paths *out)
 	add_cover(b, "/tmp", 01777, false);
 	add_cover(b, "/dev/shm", 01777, false);
 	add_cover(b, v->node_home, 0555, true);
+	add_cover(b, v->state_dir, 0555, true); /* a command could remove what a killed run left */
 	if ((k = attach_covers(b)) < 0)
 		return k;
 	if (!b->run)

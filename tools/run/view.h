@@ -16,6 +16,7 @@ struct run_view {
 	const char *home;       /* --home DIR's real path, or NULL for a new empty one */
 	const char *node_home;  /* the node user's home to hide, or NULL */
 	const char *audit_file; /* shown read-only at *AUDIT_AT, or NULL */
+	const char *state_dir;  /* the runner's state files: hidden under an empty folder, or NULL */
 };
 
 /* The paths the view gives the command: its HOME and $OZ0_AUDIT (NULL
