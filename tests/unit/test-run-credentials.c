@@ -156,9 +156,11 @@ static int untouched(void)
 {
 	NS_CHECK(reads_as(".config/other", "not a credential"));
 	NS_CHECK(try_write(".config", true) == 0);
-	/* the link is left, and what it points at reads as it was */
-	NS_CHECK(reads_as(".kube/config", "the tests' kubeconfig"));
-	NS_CHECK(try_write(".kube", true) == 0);
+	/* the link is covered itself, an empty file; what it points at is
+	 * not looked at and reads as it was */
+	NS_CHECK(reads_as(".kube", ""));
+	NS_CHECK(reads_as("../kube-real/config", "the tests' kubeconfig"));
+	NS_CHECK(try_write("../kube-real", true) == 0);
 	/* the missing one stays missing, and can be made */
 	NS_CHECK(try_write(".gnupg", true) == -ENOENT);
 	return 0;
@@ -173,10 +175,19 @@ static int make_gnupg(void)
 	return 0;
 }
 
+/* A folder holding a hidden path is pinned: renaming it (to a name the
+ * next run would not hide) is refused. */
+static bool renamed_away_is_busy(const char *name)
+{
+	_cleanup_free_ char *from = in_home(name), *to = in_home(".elsewhere");
+
+	return from && to && rename(from, to) < 0 && errno == EBUSY;
+}
+
 static int hide_all(void *arg)
 {
 	(void)arg;
-	NS_CHECK(hide(&(struct hide_case){.tree = NULL, .covered = 5}) == 0);
+	NS_CHECK(hide(&(struct hide_case){.tree = NULL, .covered = 6}) == 0);
 	/* folders: empty and read-only */
 	NS_CHECK(empty_folder(".ssh"));
 	NS_CHECK(!reads_as(".ssh/id_rsa", "PRIVATE KEY"));
@@ -193,6 +204,7 @@ static int hide_all(void *arg)
 	/* the folder that holds a hidden file is not hidden */
 	NS_CHECK(try_write(".docker", true) == 0);
 	NS_CHECK(untouched() == 0);
+	NS_CHECK(renamed_away_is_busy(".config") && renamed_away_is_busy(".docker"));
 	return make_gnupg();
 }
 
@@ -211,7 +223,7 @@ static int hide_around_ssh_tree(void *arg)
 {
 	(void)arg;
 	/* the tree in .ssh: .ssh holds it and is not hidden, the rest is */
-	NS_CHECK(hide(&(struct hide_case){.tree = ".ssh/x", .covered = 4}) == 0);
+	NS_CHECK(hide(&(struct hide_case){.tree = ".ssh/x", .covered = 5}) == 0);
 	NS_CHECK(reads_as(".ssh/id_rsa", "PRIVATE KEY"));
 	NS_CHECK(try_write(".ssh", true) == 0);
 	NS_CHECK(empty_folder(".aws"));
@@ -230,7 +242,7 @@ static int hide_around_config_tree(void *arg)
 {
 	(void)arg;
 	/* the tree is .config: .config/gh lies in it and is not hidden */
-	NS_CHECK(hide(&(struct hide_case){.tree = ".config", .covered = 4}) == 0);
+	NS_CHECK(hide(&(struct hide_case){.tree = ".config", .covered = 5}) == 0);
 	NS_CHECK(reads_as(".config/gh/hosts.yml", "oauth_token: t"));
 	NS_CHECK(empty_folder(".ssh"));
 	return 0;
@@ -246,7 +258,7 @@ static int hide_beside_sshx_tree(void *arg)
 {
 	(void)arg;
 	/* ".sshx" is no part of ".ssh": everything is hidden */
-	NS_CHECK(hide(&(struct hide_case){.tree = ".sshx", .covered = 5}) == 0);
+	NS_CHECK(hide(&(struct hide_case){.tree = ".sshx", .covered = 6}) == 0);
 	NS_CHECK(empty_folder(".ssh"));
 	return 0;
 }
@@ -260,12 +272,13 @@ Test(credentials, a_tree_named_like_a_credential_folder_is_no_part_of_it)
 static int hide_odd_shapes(void *arg)
 {
 	(void)arg;
-	/* .ssh a file, .aws a link to a file, .docker a file (so
-	 * .docker/config.json is not a path at all) */
-	NS_CHECK(hide(&(struct hide_case){.tree = NULL, .covered = 3}) == 0);
+	/* .ssh a file, .aws a link to a file (covered itself, not
+	 * followed), .docker a file (so .docker/config.json is not a path at
+	 * all) */
+	NS_CHECK(hide(&(struct hide_case){.tree = NULL, .covered = 5}) == 0);
 	NS_CHECK(reads_as(".ssh", ""));
 	NS_CHECK(try_write(".ssh", false) == -EROFS);
-	NS_CHECK(reads_as(".aws", "aws secret"));
+	NS_CHECK(reads_as(".aws", ""));
 	NS_CHECK(reads_as(".docker", "a file"));
 	NS_CHECK(reads_as(".netrc", ""));
 	NS_CHECK(empty_folder(".config/gh"));

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,22 +37,65 @@ static int cover_for(int fd, int empty_file)
 	return m;
 }
 
-/* 1 when PATH was covered, 0 when it is missing or reached through a link. */
+/* Covers the object at FD (an O_PATH descriptor): 0, or -errno. */
+static int cover(int fd, int empty_file)
+{
+	_cleanup_close_ int m = cover_for(fd, empty_file);
+
+	return m < 0 ? m : mounts_attach(m, fd);
+}
+
+/* Makes the folder at FD a mount of itself, so that it cannot be renamed
+ * away with the covered path it holds (a mount point cannot be moved). */
+static int pin(int fd)
+{
+	_cleanup_close_ int m = mounts_clone(fd, true);
+
+	return m < 0 ? m : mounts_attach(m, fd);
+}
+
+/* 1 when PATH was covered, 0 when it is missing. Walked a name at a time
+ * below HOMEFD: a link on the way is not followed, it is covered itself
+ * (an empty file over the link), so nothing behind it is looked at or
+ * hidden; a folder on the way is pinned. */
 static int hide_one(int homefd, const char *path, int empty_file)
 {
-	_cleanup_close_ int fd = mounts_open_at(homefd, path);
-	_cleanup_close_ int cover = -1;
-	int k;
+	char copy[64], *save = NULL;
+	_cleanup_close_ int at = -1;
 
-	if (fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR)
-		return 0;
-	if (fd < 0)
-		return fd;
-	cover = cover_for(fd, empty_file);
-	if (cover < 0)
-		return cover;
-	k = mounts_attach(cover, fd);
-	return k < 0 ? k : 1;
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (char *name = strtok_r(copy, "/", &save), *next; name; name = next) {
+		int fd, k;
+		struct stat st;
+
+		next = strtok_r(NULL, "/", &save);
+		if (fstatat(at >= 0 ? at : homefd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+		fd = openat(at >= 0 ? at : homefd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return negative_errno();
+		if (!next || S_ISLNK(st.st_mode)) {
+			k = cover(fd, empty_file);
+			close(fd);
+			return k < 0 ? k : 1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(fd);
+			return 0; /* a file where a folder would be: nothing below it */
+		}
+		k = pin(fd);
+		close(fd);
+		if (k < 0)
+			return k;
+		/* on through the pin just made */
+		fd = openat(at >= 0 ? at : homefd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return negative_errno();
+		if (at >= 0)
+			close(at);
+		at = fd;
+	}
+	return 0;
 }
 
 int credentials_hide(int homefd, int empty_file, const char *tree, const char **failed)

@@ -4,7 +4,11 @@
  * so a command may make its own. Nothing is looked at through a link: the
  * sandbox can write the homes it sees, so a link there may be one a command
  * planted (.kube pointing at its tests), and following it would hide what
- * it points at; such a link is left as it is. */
+ * it points at. Such a link, at a credential path or on the way to one, is
+ * covered itself: it reads as an empty file, and what it names stays as it
+ * is. Each folder on the way (.config, .docker) is pinned under a mount of
+ * itself, so a command cannot rename it, with the credential in it, to a
+ * name the next run would not hide. */
 #pragma once
 
 #include <stddef.h>
