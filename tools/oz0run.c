@@ -62,7 +62,8 @@ struct run {
 	char *run_dir; /* the run's own files: the daemon's log, the audit file */
 	char *audit;
 	int log_fd;
-	bool recorded; /* the tree's state was recorded: it is settled whatever happens */
+	struct run_ids ids; /* the command's: the tree owner's when the runner is root */
+	bool recorded;      /* the tree's state was recorded: it is settled whatever happens */
 	struct settle_state before; /* what was recorded, in memory */
 	struct run_daemon daemon;
 	struct run_view view;
@@ -140,6 +141,19 @@ static char *node_home(void)
 	return real;
 }
 
+/* Who the command runs as: the runner itself, or, when the runner is root,
+ * the tree's owner (see tools/run/userns.h). */
+static struct run_ids command_ids(int rootfd)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		return (struct run_ids){geteuid(), getegid(), false};
+	if (fstat(rootfd, &st) < 0)
+		return (struct run_ids){0, 0, true};
+	return (struct run_ids){st.st_uid, st.st_uid ? st.st_gid : 0, true};
+}
+
 static void open_tree(struct run *r)
 {
 	r->tree = real_dir(r, "--tree", r->a.tree);
@@ -154,6 +168,7 @@ static void open_tree(struct run *r)
 	r->node_home = node_home();
 	if (!r->workspace)
 		refuse(r, "out of memory");
+	r->ids = command_ids(r->rootfd);
 }
 
 static void load_config(struct run *r)
@@ -358,10 +373,13 @@ static void fork_sandbox(struct run *r)
 	        .node_home = r->node_home,
 	        .audit_file = r->audit,
 	        .state_dir = r->state_dir,
+	        /* not as root, what the view makes is the runner's already */
+	        .uid = r->ids.root_runner ? r->ids.uid : (uid_t)-1,
+	        .gid = r->ids.root_runner ? r->ids.gid : (gid_t)-1,
 	};
 	r->spec = (struct run_sandbox_spec){
 	        .argv = r->a.argv,
-	        .ids = {geteuid(), getegid()},
+	        .ids = r->ids,
 	        .view = &r->view,
 	        .network_none = r->a.network == RUN_NETWORK_NONE,
 	};

@@ -70,7 +70,7 @@ static char *last_line(int log_fd)
 /* Its user namespace mapped (not as root); then the go. */
 static int map_then_go(struct run_daemon *d, int sync)
 {
-	const struct run_ids ids = {geteuid(), getegid()};
+	const struct run_ids ids = {geteuid(), getegid(), false};
 	struct run_msg m;
 	int k = run_msg_expect(sync, RUN_MSG_PID, &m);
 

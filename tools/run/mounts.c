@@ -89,7 +89,7 @@ int mounts_clone(int fd, bool recursive)
 int mounts_set_readonly(int fd, bool ro, bool recursive)
 {
 	struct mount_attr attr = {
-	        .attr_set = MOUNT_ATTR_NOSUID | (ro ? MOUNT_ATTR_RDONLY : 0),
+	        .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0),
 	        .attr_clr = ro ? 0 : MOUNT_ATTR_RDONLY,
 	};
 

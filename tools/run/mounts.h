@@ -26,7 +26,7 @@ int mounts_new_proc(void);
 /* A detached copy of the mount tree at the O_PATH descriptor FD (with what
  * is mounted below it when RECURSIVE): a mount descriptor, or -errno. */
 int mounts_clone(int fd, bool recursive);
-/* Sets (RO) or clears read-only, and sets nosuid, on the mount at FD,
+/* Sets (RO) or clears read-only, and sets nosuid and nodev, on the mount at FD,
  * and on every mount below it when RECURSIVE. 0, or -errno. */
 int mounts_set_readonly(int fd, bool ro, bool recursive);
 /* Attaches the detached mount MNTFD on the O_PATH descriptor TARGET. 0, or -errno. */

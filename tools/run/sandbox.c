@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,10 +47,29 @@ static void bring_loopback_up(int chan)
 		give_up(chan, negative_errno(), "cannot bring the loopback up");
 }
 
+/* The parts of /proc that change the machine, not the sandbox: root in
+ * the sandbox is root to the kernel's checks by user id there. */
+static const char *const proc_read_only[] = {"sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "kcore"};
+
+static void seal_proc(int proc, int chan)
+{
+	for (size_t i = 0; i < ELEMENTSOF(proc_read_only); i++) {
+		_cleanup_close_ int at = mounts_open_at(proc, proc_read_only[i]);
+		_cleanup_close_ int m = -1;
+		int k = 0;
+
+		if (at == -ENOENT)
+			continue;
+		if (at < 0 || (m = mounts_clone(at, true)) < 0 || (k = mounts_set_readonly(m, true, true)) < 0 ||
+		    (k = mounts_attach(TAKE_FD(m), at)) < 0)
+			give_up(chan, at < 0 ? at : m < 0 ? m : k, "cannot make a part of the sandbox's /proc read-only");
+	}
+}
+
 static void mount_proc(int chan)
 {
 	_cleanup_close_ int at = mounts_open("/proc");
-	_cleanup_close_ int m = -1;
+	_cleanup_close_ int m = -1, proc = -1;
 	int k;
 
 	if (at < 0)
@@ -59,6 +79,10 @@ static void mount_proc(int chan)
 		give_up(chan, m, "cannot make a /proc for the sandbox");
 	if ((k = mounts_attach(m, at)) < 0)
 		give_up(chan, k, "cannot mount the sandbox's /proc");
+	proc = mounts_open("/proc");
+	if (proc < 0)
+		give_up(chan, proc, "cannot open the sandbox's /proc");
+	seal_proc(proc, chan);
 }
 
 static void set_env(const char *name, const char *value, int chan)
@@ -151,12 +175,18 @@ static _Noreturn void init(const struct run_sandbox_spec *s, const struct run_vi
 	mount_proc(chan);
 	if (s->network_none)
 		bring_loopback_up(chan);
+	/* root's groups would stay with the owner's id: dropped while it can */
+	if (s->ids.root_runner && s->ids.uid != 0 && setgroups(0, NULL) < 0)
+		give_up(chan, negative_errno(), "cannot drop root's groups");
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 		give_up(chan, negative_errno(), "cannot make the sandbox's user namespace");
-	if (s->ids.uid != 0 && (k = run_userns_map(0, RUN_USERNS_SANDBOX, &s->ids)) < 0)
+	if (!s->ids.root_runner && (k = run_userns_map(0, RUN_USERNS_SANDBOX, &s->ids)) < 0)
 		give_up(chan, k, "cannot map the sandbox's user namespace");
 	if (run_msg_send(chan, RUN_MSG_MAP_ME, 0, NULL) < 0 || run_msg_expect(chan, RUN_MSG_GO, &m) < 0)
 		_exit(1);
+	if (s->ids.root_runner && s->ids.uid != 0 &&
+	    (setresgid(s->ids.gid, s->ids.gid, s->ids.gid) < 0 || setresuid(s->ids.uid, s->ids.uid, s->ids.uid) < 0))
+		give_up(chan, negative_errno(), "cannot become the tree's owner");
 	/* the runner is the parent now (getppid() reads 0 from pid 1): if it
 	 * dies, the whole sandbox goes. Init runs as the command's user and
 	 * never execs: not dumpable, the command cannot open init's
@@ -204,7 +234,7 @@ static _Noreturn void setup(const struct run_sandbox_spec *s, int chan)
 	if (run_msg_expect(chan, RUN_MSG_GO, &m) < 0 || m.value <= 0)
 		_exit(1);
 	/* not as root, the daemon mounted in a user namespace of its own */
-	if (s->ids.uid != 0)
+	if (!s->ids.root_runner)
 		join(m.value, "user", CLONE_NEWUSER, chan);
 	join(m.value, "mnt", CLONE_NEWNS, chan);
 	k = run_view_build(s->view, &paths, &err);
@@ -212,7 +242,7 @@ static _Noreturn void setup(const struct run_sandbox_spec *s, int chan)
 		run_msg_send(chan, RUN_MSG_ERROR, -k, err ? err : strerror(-k));
 		_exit(1);
 	}
-	if (unshare(CLONE_NEWPID | CLONE_NEWCGROUP | (s->network_none ? CLONE_NEWNET : 0)) < 0)
+	if (unshare(CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWIPC | CLONE_NEWUTS | (s->network_none ? CLONE_NEWNET : 0)) < 0)
 		give_up(chan, negative_errno(), "cannot make the sandbox's pid namespace");
 	pid = fork();
 	if (pid < 0)
@@ -270,7 +300,7 @@ int run_sandbox_start(struct run_sandbox *sb, pid_t daemon, char **errmsg)
 	sb->setup = -1;
 	if ((k = run_msg_send(sb->chan, RUN_MSG_GO, 0, NULL)) < 0 || (k = run_msg_expect(sb->chan, RUN_MSG_MAP_ME, &m)) < 0)
 		return say_error(&m, k, errmsg);
-	if (sb->spec->ids.uid == 0 && (k = run_userns_map(sb->init, RUN_USERNS_SANDBOX, &sb->spec->ids)) < 0) {
+	if (sb->spec->ids.root_runner && (k = run_userns_map(sb->init, RUN_USERNS_SANDBOX, &sb->spec->ids)) < 0) {
 		m.type = 0;
 		return say_error(&m, k, errmsg);
 	}

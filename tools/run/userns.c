@@ -42,9 +42,14 @@ int run_userns_map(pid_t pid, enum run_userns_role role, const struct run_ids *i
 	char uid_map[64], gid_map[64];
 	int k;
 
-	if (ids->uid == 0) {
+	if (ids->root_runner && ids->uid == 0) {
 		snprintf(uid_map, sizeof(uid_map), "0 0 4294967295\n");
 		snprintf(gid_map, sizeof(gid_map), "0 0 4294967295\n");
+	} else if (ids->root_runner) {
+		snprintf(uid_map, sizeof(uid_map), "%u %u 1\n", (unsigned)ids->uid, (unsigned)ids->uid);
+		snprintf(gid_map, sizeof(gid_map), "%u %u 1\n", (unsigned)ids->gid, (unsigned)ids->gid);
+		if ((k = write_proc(pid, "setgroups", "deny")) < 0)
+			return k;
 	} else {
 		one_id(uid_map, sizeof(uid_map), (unsigned)ids->uid, role);
 		one_id(gid_map, sizeof(gid_map), (unsigned)ids->gid, role);

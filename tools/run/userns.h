@@ -1,10 +1,13 @@
-/* User namespace maps, written by the runner (the parent side). As root the
- * whole range maps to itself, so root in the sandbox owns what root owns
- * outside but holds its capabilities only over its own namespaces. As
- * another user, that user alone is mapped: to root in the daemon's
- * namespace (a program keeps its capabilities across execve only as root,
- * and oz0fs needs them to mount), and back to the user's own id in the
- * sandbox's, which lies inside the daemon's. */
+/* User namespace maps. A runner that is root runs the command as the
+ * tree's owner: that one id maps to itself, so the command owns what the
+ * owner owns and nothing the kernel checks by user id (sysctls, sockets,
+ * devices, root's files) takes it for root. A tree root owns gets root: the
+ * whole range maps to itself, root holding its capabilities only over its
+ * own namespaces (the sandbox hides /run and /dev and seals /proc for that
+ * case). A runner that is another user maps that user alone: to root in
+ * the daemon's namespace (a program keeps its capabilities across execve
+ * only as root, and oz0fs needs them to mount), and back to the user's own
+ * id in the sandbox's, which lies inside the daemon's. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,10 +15,11 @@
 
 enum run_userns_role { RUN_USERNS_DAEMON, RUN_USERNS_SANDBOX };
 
-/* The runner's own ids, the ones mapped. */
+/* The ids the command runs as, and whether the runner is root. */
 struct run_ids {
 	uid_t uid;
 	gid_t gid;
+	bool root_runner;
 };
 
 /* Writes the uid_map and gid_map of PID (0: the caller's own, which only a

@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "tools/run/credentials.h"
+#include "tools/run/dev.h"
 #include "tools/run/mounts.h"
 #include "tools/run/view.h"
 
@@ -26,7 +27,7 @@ struct cover {
 
 struct builder {
 	const struct run_view *v;
-	struct cover covers[4];
+	struct cover covers[6];
 	size_t n_covers;
 	const struct cover *run; /* the first private tmpfs: the home and audit go there */
 	char **errmsg;
@@ -116,7 +117,7 @@ static int attach_covers(struct builder *b)
 		c->fd = mounts_open(c->path);
 		if (c->fd < 0)
 			return fail(b, c->fd, "cannot open %s", c->path);
-		if (!b->run && !c->ro)
+		if (strcmp(c->path, "/tmp") == 0 || (!b->run && strcmp(c->path, "/dev/shm") == 0))
 			b->run = c;
 	}
 	return 0;
@@ -216,6 +217,8 @@ static int attach_home(struct builder *b, int home_mount, struct run_view_paths 
 		fd = place(b, out->home, false);
 		if (fd < 0)
 			return fail(b, fd, "cannot make a home in %s", b->run->path);
+		if (fchownat(fd, "", b->v->uid, b->v->gid, AT_EMPTY_PATH) < 0)
+			return fail(b, negative_errno(), "cannot give the new home to its user");
 	}
 	return out->home ? 0 : -ENOMEM;
 }
@@ -265,11 +268,15 @@ static int copy_of(struct builder *b, const char *path, bool ro)
 	return m;
 }
 
+static int build_on(struct builder *b, struct run_view_paths *out, int *treep, int *homep, int *auditp,
+                    int nodes[RUN_DEV_NODES]);
+static int fill_dev(struct builder *b, int nodes[RUN_DEV_NODES]);
+
 static int build(struct builder *b, struct run_view_paths *out)
 {
 	const struct run_view *v = b->v;
-	_cleanup_close_ int tree = -1, home = -1, audit = -1, root = -1;
-	int k;
+	_cleanup_close_ int tree = -1, home = -1, audit = -1;
+	int nodes[RUN_DEV_NODES], k;
 
 	/* copies of what the command sees read-write, taken before the root
 	 * turns read-only (the copies keep their own flags) */
@@ -277,14 +284,34 @@ static int build(struct builder *b, struct run_view_paths *out)
 	    (v->home && !mounts_path_within(v->home, v->tree) && (home = copy_of(b, v->home, false)) < 0) ||
 	    (v->audit_file && (audit = copy_of(b, v->audit_file, true)) < 0))
 		return -EIO;
-	root = mounts_open("/");
+	run_dev_capture(nodes);
+	k = build_on(b, out, &tree, &home, &audit, nodes);
+	for (size_t i = 0; i < RUN_DEV_NODES; i++)
+		if (nodes[i] >= 0)
+			close(nodes[i]);
+	return k;
+}
+
+/* The rest of build(), once the copies are taken. */
+static int build_on(struct builder *b, struct run_view_paths *out, int *treep, int *homep, int *auditp,
+                    int nodes[RUN_DEV_NODES])
+{
+	const struct run_view *v = b->v;
+	_cleanup_close_ int root = mounts_open("/");
+	int tree = *treep, home = *homep, audit = *auditp, k;
+
+	*treep = *homep = *auditp = -1;
 	if (root < 0 || (k = mounts_set_readonly(root, true, true)) < 0)
 		return fail(b, root < 0 ? root : k, "cannot make the root read-only");
+	add_cover(b, "/dev", 0755, false);
+	/* the machine's sockets (the service managers', a container engine's):
+	 * a command must not talk to them */
+	add_cover(b, "/run", 0755, false);
 	add_cover(b, "/tmp", 01777, false);
 	add_cover(b, "/dev/shm", 01777, false);
 	add_cover(b, v->node_home, 0555, true);
 	add_cover(b, v->state_dir, 0555, true); /* a command could remove what a killed run left */
-	if ((k = attach_covers(b)) < 0)
+	if ((k = attach_covers(b)) < 0 || (k = fill_dev(b, nodes)) < 0)
 		return k;
 	if (!b->run)
 		return fail(b, -ENOENT, "no private /tmp or /dev/shm for the run's files (the tree holds both)");
@@ -299,6 +326,19 @@ static int build(struct builder *b, struct run_view_paths *out)
 	if ((k = show_audit(b, TAKE_FD(audit), out)) < 0)
 		return k;
 	return seal_covers(b);
+}
+
+/* The new /dev, when it was made (not when the tree holds /dev). */
+static int fill_dev(struct builder *b, int nodes[RUN_DEV_NODES])
+{
+	const struct cover *dev = cover_of(b, "/dev");
+	const char *failed = "";
+	int k;
+
+	if (!dev || strcmp(dev->path, "/dev") != 0)
+		return 0;
+	k = run_dev_fill(dev->fd, nodes, &failed);
+	return k < 0 ? fail(b, k, "cannot make /dev/%s", failed) : 0;
 }
 
 int run_view_build(const struct run_view *v, struct run_view_paths *out, char **errmsg)

@@ -10,6 +10,8 @@
  * it covers. */
 #pragma once
 
+#include <sys/types.h>
+
 struct run_view {
 	const char *tree;       /* the tree's real path: the daemon's mount lies there */
 	const char *workspace;  /* where the command works (the tree's path when the same) */
@@ -17,6 +19,8 @@ struct run_view {
 	const char *node_home;  /* the node user's home to hide, or NULL */
 	const char *audit_file; /* shown read-only at *AUDIT_AT, or NULL */
 	const char *state_dir;  /* the runner's state files: hidden under an empty folder, or NULL */
+	uid_t uid;              /* the command's user and group: they own its new home (-1: as made) */
+	gid_t gid;
 };
 
 /* The paths the view gives the command: its HOME and $OZ0_AUDIT (NULL
