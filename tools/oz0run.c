@@ -59,6 +59,8 @@ struct run {
 	char *state;
 	char *state_dir;
 	int lock_fd;
+	int report_dir;    /* --report's folder, opened before the command could plant a link on the way */
+	char *report_name; /* the report's name in it */
 	char *run_dir; /* the run's own files: the daemon's log, the audit file */
 	char *audit;
 	int log_fd;
@@ -141,6 +143,37 @@ static char *node_home(void)
 	return real;
 }
 
+/* The report's folder, held from now: a link the command plants on the
+ * way later does not move where the report goes. */
+static void open_report_dir(struct run *r)
+{
+	_cleanup_free_ char *copy = strdup(r->a.report);
+	char *slash = copy ? strrchr(copy, '/') : NULL;
+	const char *dir = slash ? (slash == copy ? "/" : copy) : ".";
+
+	if (!copy)
+		refuse(r, "out of memory");
+	r->report_name = strdup(slash ? slash + 1 : copy);
+	if (slash && slash != copy)
+		*slash = '\0';
+	if (!r->report_name || !*r->report_name || strcmp(r->report_name, ".") == 0 || strcmp(r->report_name, "..") == 0)
+		refuse(r, "--report '%s': a file name is needed", r->a.report);
+	r->report_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->report_dir < 0)
+		refuse(r, "--report '%s': its folder %s: %m", r->a.report, dir);
+}
+
+/* Writes the report into the folder held since the start. */
+static void write_report(struct run *r)
+{
+	char path[64 + NAME_MAX];
+	int k;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", r->report_dir, r->report_name);
+	if ((k = run_outcome_write_report(&r->o, path)) < 0)
+		say("cannot write the report %s: %s", r->a.report, strerror(-k));
+}
+
 /* Who the command runs as: the runner itself, or, when the runner is root,
  * the tree's owner (see tools/run/userns.h). */
 static struct run_ids command_ids(int rootfd)
@@ -169,6 +202,8 @@ static void open_tree(struct run *r)
 	if (!r->workspace)
 		refuse(r, "out of memory");
 	r->ids = command_ids(r->rootfd);
+	if (r->a.report)
+		open_report_dir(r);
 }
 
 static void load_config(struct run *r)
@@ -519,6 +554,9 @@ static void run_done(struct run *r)
 		close(r->lock_fd);
 	if (r->rootfd >= 0)
 		close(r->rootfd);
+	if (r->report_dir >= 0)
+		close(r->report_dir);
+	free(r->report_name);
 	policy_config_free(r->cfg);
 	run_outcome_free(&r->o);
 	free(r->tree);
@@ -556,7 +594,7 @@ static void open_stdio(void)
 
 int main(int argc, char **argv)
 {
-	struct run r = {.rootfd = -1, .lock_fd = -1, .log_fd = -1, .daemon = {.pid = -1},
+	struct run r = {.rootfd = -1, .lock_fd = -1, .log_fd = -1, .report_dir = -1, .daemon = {.pid = -1},
 	                .sandbox = {.setup = -1, .init = -1, .chan = -1}};
 	int k;
 
@@ -588,8 +626,8 @@ int main(int argc, char **argv)
 	r.cgroup = NULL;
 	run_outcome_say(&r.o, stderr);
 	pass_on_log(&r);
-	if (r.a.report && (k = run_outcome_write_report(&r.o, r.a.report)) < 0)
-		say("cannot write the report %s: %s", r.a.report, strerror(-k));
+	if (r.a.report)
+		write_report(&r);
 	k = r.o.status;
 	run_done(&r);
 	return k;
