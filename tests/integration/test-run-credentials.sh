@@ -108,7 +108,12 @@ echo notes >"$H/notes.txt"
 echo other >"$H/.docker/other.txt"
 echo settings >"$H/.config/editor.conf"
 # What is in DIR (not DIR itself, in which the probe tries to make a folder).
-home_before=$(cd "$H" && snapshot "$H" $(ls -A))
+in_home() {
+	local names
+	mapfile -t names < <(ls -A "$H")
+	snapshot "$H" "${names[@]}"
+}
+home_before=$(in_home)
 rl_go home --tree "$tree" --home "$H" -- credprobe "$H" "$H/.ssh" "$H/.ssh/id_rsa" "$H/.aws" "$H/.aws/credentials" \
 	"$H/.config/gcloud" "$H/.azure" "$H/.kube" "$H/.gnupg" "$H/.config/gh" "$H/.docker/config.json" \
 	"$H/.netrc" "$H/.git-credentials" "$H/.npmrc" "$H/.pypirc" "$H/notes.txt" "$H/.docker/other.txt" \
@@ -127,7 +132,7 @@ as_is home "$H/notes.txt" notes
 as_is home "$H/.docker/other.txt" other
 as_is home "$H/.config/editor.conf" settings
 no_secret home
-rl_is "home: what DIR holds is untouched outside" "$home_before" "$(cd "$H" && snapshot "$H" $(ls -A))"
+rl_is "home: what DIR holds is untouched outside" "$home_before" "$(in_home)"
 
 # ---- The node user's home is hidden; the default home is new and empty --------------------
 
