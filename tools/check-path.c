@@ -106,8 +106,6 @@ static size_t tree_forms(const char *tree, const char *home, const char *cwd, ch
 	return n;
 }
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct policy_config *, policy_config_free)
-
 struct run {
 	struct options o;
 	struct policy_config *cfg;

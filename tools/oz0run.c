@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/log.h"
 #include "common/tree-place.h"
 #include "policy/command-rules.h"
 #include "policy/conf.h"
@@ -599,6 +600,7 @@ int main(int argc, char **argv)
 	int k;
 
 	open_stdio();
+	log_init("oz0run");
 	if (argc > 1 && strcmp(argv[1], "--check") == 0)
 		return check_main(argc - 1, argv + 1);
 	k = run_args_parse(argc, argv, &r.a);

@@ -352,7 +352,7 @@ Test(run_cgroup, v2_with_the_controllers_enabled)
 
 Test(run_cgroup, v2_moves_this_process_into_a_leaf_and_back)
 {
-	_cleanup_free_ char *before = NULL, *after = NULL, *why = NULL, *leaf = NULL, *procs = NULL;
+	_cleanup_free_ char *before = NULL, *after = NULL, *why = NULL, *leaf = NULL;
 	struct run_cgroup *cg;
 	char self[24];
 

@@ -368,8 +368,8 @@ static void assert_lines(const char *text, const char *const *want, size_t n)
 Test(outcome, words_exited)
 {
 	static const char *const want[] = {
-		"oz0run: limits: asked 2048 MiB, 512 processes, 2 CPUs; applied 1024 MiB (lowered by the ceiling), 512, "
-		"0.5 (lowered by the ceiling)",
+		("oz0run: limits: asked 2048 MiB, 512 processes, 2 CPUs; applied 1024 MiB (lowered by the ceiling), 512, "
+		 "0.5 (lowered by the ceiling)"),
 		"oz0run: cgroup: v1 (memory at /m; v2: not mounted)",
 		"oz0run: the command exited with status 3",
 		"oz0run: peak memory: 6 MiB",

@@ -133,7 +133,7 @@ static int attach_at(struct builder *b, int m, const char *path, bool file)
 
 	if (at < 0)
 		return fail(b, at, "cannot reach %s without a link", path);
-	k = mounts_attach(m, at);
+	k = mounts_attach(own, at);
 	return k < 0 ? fail(b, k, "cannot mount on %s", path) : 0;
 }
 
