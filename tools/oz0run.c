@@ -430,8 +430,6 @@ static void fork_sandbox(struct run *r)
 	if (k < 0)
 		refuse(r, "cannot make the sandbox's cgroup: %s", strerror(-k));
 	r->o.cgroup = run_cgroup_mode(r->cgroup);
-	if (r->o.cgroup == RUN_CGROUP_NONE)
-		say("no cgroup limits: the command runs without them (%s)", r->o.cgroup_why);
 }
 
 static void start_sandbox(struct run *r)
@@ -440,6 +438,9 @@ static void start_sandbox(struct run *r)
 
 	if (run_sandbox_start(&r->sandbox, r->daemon.pid, &err) < 0)
 		refuse(r, "%s", err ? err : "cannot start the sandbox");
+	/* said once the command runs: a refusal before stays one line */
+	if (r->o.cgroup == RUN_CGROUP_NONE)
+		say("no cgroup limits: the command runs without them (%s)", r->o.cgroup_why);
 }
 
 /* The command's own status: its exit code, or 128+N for signal N. */
@@ -510,19 +511,28 @@ static void settle_tree(struct run *r)
 		r->o.status = EXIT_ACTED;
 }
 
-/* The daemon's words, if it had any, for the person. */
+/* The daemon's words, if it had any, for the person: each line as the
+ * runner's ("oz0run: daemon: ..."), up to the log's size now. */
 static void pass_on_log(struct run *r)
 {
-	char buf[4096];
+	_cleanup_free_ char *text = NULL;
 	struct stat st;
 	ssize_t n;
-	off_t at = 0;
 
-	if (r->log_fd < 0 || fstat(r->log_fd, &st) < 0)
+	if (r->log_fd < 0 || fstat(r->log_fd, &st) < 0 || st.st_size <= 0 || st.st_size > (1 << 20) ||
+	    !(text = malloc((size_t)st.st_size + 1)))
 		return;
-	while (at < st.st_size && (n = pread(r->log_fd, buf, sizeof(buf), at)) > 0) {
-		fwrite(buf, 1, (size_t)n, stderr);
-		at += n;
+	n = pread(r->log_fd, text, (size_t)st.st_size, 0);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "oz0fs: ", 7) == 0)
+			line += 7;
+		say("daemon: %s", line);
 	}
 }
 
