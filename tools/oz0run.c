@@ -10,6 +10,7 @@
  *   the daemon stopped, the tree settled, the cgroup removed, the report. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -340,12 +341,42 @@ static char *oz0fs_path(void)
 	return asprintf(&path, "%s/oz0fs", self) < 0 ? NULL : path;
 }
 
+/* The files a runner killed outright left in TMP (its folder is named
+ * after its pid, which is gone): the daemon's log and the audit file, no
+ * other; a folder holding anything else stays. */
+static void sweep_run_dirs(const char *tmp)
+{
+	_cleanup_close_ int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(dup(fd));
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *end;
+		long pid = strncmp(e->d_name, "oz0run.", 7) == 0 ? strtol(e->d_name + 7, &end, 10) : 0;
+		_cleanup_close_ int dir = -1;
+		struct stat st;
+
+		if (pid <= 0 || *end != '.' || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		dir = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dir < 0 || fstat(dir, &st) < 0 || st.st_uid != geteuid())
+			continue;
+		unlinkat(dir, "daemon.log", 0);
+		unlinkat(dir, "audit", 0);
+		unlinkat(fd, e->d_name, AT_REMOVEDIR);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void make_run_dir(struct run *r)
 {
 	const char *tmp = getenv("TMPDIR");
 	_cleanup_free_ char *log = NULL;
 
-	if (asprintf(&r->run_dir, "%s/oz0run.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0 ||
+	tmp = tmp && tmp[0] == '/' ? tmp : "/tmp";
+	sweep_run_dirs(tmp);
+	if (asprintf(&r->run_dir, "%s/oz0run.%d.XXXXXX", tmp, (int)getpid()) < 0 ||
 	    !mkdtemp(r->run_dir)) {
 		free(r->run_dir);
 		r->run_dir = NULL;

@@ -88,6 +88,20 @@ rl_is "a credential behind a link in the home is not read through it" 0 "$(cat "
 rl_ok "the folder the link names is not hidden (it is no credential path)" \
 	grep -q GCLOUD-SECRET "$H/.cfg2/gcloud/credentials.db"
 
+# ---- What a killed runner left in $TMPDIR --------------------------------------------------
+
+mkdir -p "$T/tmpd"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+mkdir "$T/tmpd/oz0run.$dead.left" "$T/tmpd/oz0run.$dead.kept" "$T/tmpd/oz0run.$$.alive"
+touch "$T/tmpd/oz0run.$dead.left/audit" "$T/tmpd/oz0run.$dead.left/daemon.log" "$T/tmpd/oz0run.$dead.kept/other"
+TMPDIR=$T/tmpd rl_go sweep --tree "$tree" -- true
+rl_status "a run beside a killed runner's files: exit 0" 0
+rl_is "the killed runner's folder is removed; one holding another file, and a live runner's, stay" \
+	"$(printf 'oz0run.%s.alive\noz0run.%s.kept\n' $$ "$dead" | sort | tr '\n' ' ' | sed 's/ $//')" \
+	"$(ls "$T/tmpd" | sort | tr '\n' ' ' | sed 's/ $//')"
+
 # ---- Closed stdio --------------------------------------------------------------------------
 
 st=0
