@@ -26,6 +26,12 @@ printf '#!/bin/sh\ntouch %s\n' "$NB/pwned" >"$NB/hook"
 chmod 755 "$NB/hook"
 chmod 700 "$NB/state"
 chown -R "nobody:$group" "$NB"
+# The build tree may lie in a folder nobody cannot enter (a clone in a
+# mktemp -d folder is 0700): nobody runs copies, oz0fs beside oz0run.
+mkdir -p "$T/bin"
+cp "$OZ0RUN" "$OZ0FS" "$T/bin/"
+chmod 755 "$T/bin" "$T/bin/oz0run" "$T/bin/oz0fs"
+OZ0RUN=$T/bin/oz0run
 RL_AS=nobody RL_HOME=$NB/home RL_OUT=$NB/out
 OZ0RUN_STATE_DIR=$NB/state
 tree=$NB/tree
