@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "tools/explain-judge.h"
+#include "policy/explain-judge.h"
 #include "tools/explain.h"
 #include "tools/json.h"
 #include "tools/tool-args.h"

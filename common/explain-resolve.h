@@ -7,13 +7,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
-
-#include "policy/policy.h"
 
 /* A folder on the way. */
 struct explain_folder {
-	struct policy_id id;
+	uint64_t dev, ino;
 	char *path; /* tree-relative, "." for the tree */
 	int fd;     /* O_PATH */
 };

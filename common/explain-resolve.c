@@ -11,7 +11,7 @@
 
 #include "common/cleanup.h"
 #include "common/safe-open.h"
-#include "tools/explain-resolve.h"
+#include "common/explain-resolve.h"
 
 /* ---- PATH as the tree sees it ---------------------------------------------- */
 
@@ -86,7 +86,7 @@ static int push_folder(struct explain_target *t, int fd, char *path)
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
 	t->folders[t->n_folders++] = (struct explain_folder){
-	        .id = {(uint64_t)st.st_dev, (uint64_t)st.st_ino}, .path = TAKE_PTR(owned), .fd = TAKE_FD(owned_fd)};
+	        .dev = st.st_dev, .ino = st.st_ino, .path = TAKE_PTR(owned), .fd = TAKE_FD(owned_fd)};
 	return 0;
 }
 
