@@ -1,8 +1,10 @@
-/* Finds what a PATH given to oz0fs --explain names in the tree, as the
- * mount would meet it, following no link: each folder on the way is opened
- * O_NOFOLLOW from its parent, '..' goes back up but never above the tree,
- * and the walk stops at the end, at the first missing name, or at the first
- * symbolic link (which is then what is explained, itself). */
+/* Finds what a PATH given to oz0fs --explain (or named by the mount's
+ * user.oz0fs.why) names in the tree, as the mount would meet it, following
+ * no link: each folder on the way is opened O_NOFOLLOW from its parent, '..'
+ * goes back up but never above the tree (to the folder the walk came from,
+ * or it fails), and the walk stops at the end, at the first missing name, or
+ * at the first symbolic link (which is then what is explained, itself). It
+ * holds two descriptors at most, whatever the depth. */
 #pragma once
 
 #include <stdbool.h>
@@ -14,7 +16,6 @@
 struct explain_folder {
 	uint64_t dev, ino;
 	char *path; /* tree-relative, "." for the tree */
-	int fd;     /* O_PATH */
 };
 
 struct explain_target {
