@@ -124,7 +124,8 @@ static int pop_folder(struct walk *w, char **errmsg)
 		return fail(errmsg, negative_errno(), "cannot open the folder above '%s': %m",
 		            t->folders[t->n_folders - 1].path);
 	if (st.st_dev != up->dev || st.st_ino != up->ino)
-		return fail(errmsg, -ESTALE, "'%s' was moved while the path was walked", t->folders[t->n_folders - 1].path);
+		return fail(errmsg, -ESTALE, "'%s' was moved while the path was walked",
+		            t->folders[t->n_folders - 1].path);
 	drop_folder(t);
 	close(w->fd);
 	w->fd = TAKE_FD(fd);
