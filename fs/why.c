@@ -62,7 +62,8 @@ static int by_identity(int fd, const struct policy_snapshot *s, const char *aske
 }
 
 /* Why no name led to the object: NAMING is fd_name_below's answer, WALK the
- * last walk's (0: a rename each time), ERRMSG its reason. */
+ * last walk's (0 or another raced() answer: a rename each time), ERRMSG its
+ * reason. */
 static char *no_name(int naming, const char *rel, int walk, const char *errmsg)
 {
 	char *s = NULL;
@@ -76,13 +77,13 @@ static char *no_name(int naming, const char *rel, int walk, const char *errmsg)
 		n = asprintf(&s, "(no name below the tree that the daemon can see; judged by its identity alone)");
 	else if (naming < 0)
 		n = asprintf(&s, "(its name cannot be read: %m; judged by its identity alone)");
-	else if (walk < 0 && errmsg)
-		n = asprintf(&s, "(%s, which the daemon cannot walk: %s; judged by its identity alone)", rel, errmsg);
-	else if (walk < 0)
-		n = asprintf(&s, "(%s, which the daemon cannot walk: %m; judged by its identity alone)", rel);
-	else
+	else if (raced(walk))
 		n = asprintf(&s, "(%s names another object now: renamed while asked; judged by its identity alone)",
 		             rel);
+	else if (errmsg)
+		n = asprintf(&s, "(%s, which the daemon cannot walk: %s; judged by its identity alone)", rel, errmsg);
+	else
+		n = asprintf(&s, "(%s, which the daemon cannot walk: %m; judged by its identity alone)", rel);
 	return n < 0 ? NULL : s;
 }
 
