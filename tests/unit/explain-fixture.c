@@ -2,9 +2,14 @@
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
+#include "policy/explain-judge.h"
+#include "policy/explain-text.h"
 #include "tests/unit/explain-fixture.h"
 #include "tests/unit/scratch-dir.h"
 
@@ -62,4 +67,20 @@ void explain_fixture_remove(void)
 	policy_snapshot_release(fixture_snap);
 	close(fixture_root);
 	scratch_remove();
+}
+
+char *explain_fixture_text(const char *rel)
+{
+	_cleanup_free_ struct explanation *e = calloc(1, sizeof(*e));
+	_cleanup_free_ char *err = NULL;
+	struct explain_target t;
+	char *text = NULL;
+	size_t len;
+
+	cr_assert(e);
+	cr_assert_eq(explain_path(fixture_root, fixture_snap, rel, e, &t, &err), 0, "%s", err ? err : "");
+	cr_assert_eq(explain_text(e, &t, rel, &text, &len), 0);
+	cr_expect_eq(strlen(text), len);
+	explain_target_free(&t);
+	return text;
 }

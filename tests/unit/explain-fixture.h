@@ -21,3 +21,5 @@ void explain_fixture_make(void);
 void explain_fixture_remove(void);
 /* The identity of REST below the tree (not following a link). */
 struct policy_id explain_fixture_id(const char *rest);
+/* What --explain prints for REL (its walk, judgement and words), malloc'd. */
+char *explain_fixture_text(const char *rel);

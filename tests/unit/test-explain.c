@@ -135,11 +135,12 @@ Test(explain, resolve_refuses_to_leave_the_tree_or_pass_a_file)
 static char *nest(size_t depth)
 {
 	char *rel = calloc(depth, 2);
-	_cleanup_free_ char *top = NULL;
 
 	cr_assert(rel);
 	for (size_t i = 0; i < depth; i++) {
-		strcat(rel, i ? "/d" : "d");
+		if (i)
+			rel[2 * i - 1] = '/';
+		rel[2 * i] = 'd';
 		cr_assert_eq(mkdirat(fixture_root, rel, 0755), 0, "%m");
 	}
 	return rel;
@@ -186,26 +187,9 @@ Test(explain, resolve_past_the_depth_limit_fails)
 
 /* ---- The judgement and its words ------------------------------------------ */
 
-/* What --explain prints for REL. */
-static char *text_of(const char *rel)
-{
-	_cleanup_free_ struct explanation *e = calloc(1, sizeof(*e));
-	_cleanup_free_ char *err = NULL;
-	struct explain_target t;
-	char *text = NULL;
-	size_t len;
-
-	cr_assert(e);
-	cr_assert_eq(explain_path(fixture_root, fixture_snap, rel, e, &t, &err), 0, "%s", err ? err : "");
-	cr_assert_eq(explain_text(e, &t, rel, &text, &len), 0);
-	cr_expect_eq(strlen(text), len);
-	explain_target_free(&t);
-	return text;
-}
-
 Test(explain, text_of_a_hook)
 {
-	_cleanup_free_ char *text = text_of(".git/hooks/pre-commit");
+	_cleanup_free_ char *text = explain_fixture_text(".git/hooks/pre-commit");
 
 	cr_expect_str_eq(text, ".git/hooks/pre-commit: protected (rule protected, frozen-dir .git/hooks): a hook\n"
 	                       "  type: file\n"
@@ -221,7 +205,7 @@ Test(explain, text_of_a_hook)
 
 Test(explain, text_of_the_rewritable_config)
 {
-	_cleanup_free_ char *text = text_of(".git/config");
+	_cleanup_free_ char *text = explain_fixture_text(".git/config");
 
 	cr_expect_str_eq(text, ".git/config: protected (rule protected): config\n"
 	                       "  type: file\n"
@@ -237,7 +221,7 @@ Test(explain, text_of_the_rewritable_config)
 
 Test(explain, text_of_a_missing_folder_mkdir_may_make)
 {
-	_cleanup_free_ char *text = text_of(".vscode/tasks.json");
+	_cleanup_free_ char *text = explain_fixture_text(".vscode/tasks.json");
 
 	cr_expect_str_eq(
 	        text,
@@ -253,7 +237,7 @@ Test(explain, text_of_a_missing_folder_mkdir_may_make)
 
 Test(explain, text_of_a_missing_protected_name)
 {
-	_cleanup_free_ char *text = text_of(".git/commondir");
+	_cleanup_free_ char *text = explain_fixture_text(".git/commondir");
 
 	cr_expect_str_eq(text, ".git/commondir: protected name (rule protected-name): commondir redirects git\n"
 	                       "  type: missing\n"
@@ -266,7 +250,7 @@ Test(explain, text_of_a_missing_protected_name)
 
 Test(explain, text_of_a_link_on_the_way)
 {
-	_cleanup_free_ char *text = text_of("lnk/main.c");
+	_cleanup_free_ char *text = explain_fixture_text("lnk/main.c");
 
 	cr_expect_str_eq(text, "lnk/main.c: lnk on the way is a symbolic link, explained itself (the mount judges no "
 	                       "path through a link: what it names is judged by its own identity); not protected\n"
@@ -280,7 +264,8 @@ Test(explain, text_of_a_link_on_the_way)
 
 Test(explain, text_of_the_tree_and_a_plain_file)
 {
-	_cleanup_free_ char *root = text_of("."), *plain = text_of("src/main.c"), *folder = text_of("src");
+	_cleanup_free_ char *root = explain_fixture_text("."), *plain = explain_fixture_text("src/main.c"),
+	                    *folder = explain_fixture_text("src");
 
 	cr_expect_str_eq(root, ".: protected (rule anchor): on the way to .git\n"
 	                       "  type: folder\n"

@@ -131,22 +131,6 @@ Test(why, a_sibling_with_the_root_as_prefix_is_not_below)
 
 /* ---- The answer ------------------------------------------------------------ */
 
-/* What --explain prints for REL (its walk, judgement and words). */
-static char *explained(const char *rel)
-{
-	_cleanup_free_ struct explanation *e = calloc(1, sizeof(*e));
-	_cleanup_free_ char *err = NULL;
-	struct explain_target t;
-	char *text = NULL;
-	size_t len;
-
-	cr_assert(e);
-	cr_assert_eq(explain_path(fixture_root, fixture_snap, rel, e, &t, &err), 0);
-	cr_assert_eq(explain_text(e, &t, rel, &text, &len), 0);
-	explain_target_free(&t);
-	return text;
-}
-
 /* user.oz0fs.why for FD. */
 static char *why_of(int fd)
 {
@@ -169,7 +153,7 @@ Test(why, the_answer_is_what_explain_prints)
 
 	for (size_t i = 0; i < ELEMENTSOF(rels); i++) {
 		_cleanup_close_ int fd = open_below(rels[i]);
-		_cleanup_free_ char *got = why_of(fd), *want = explained(rels[i]);
+		_cleanup_free_ char *got = why_of(fd), *want = explain_fixture_text(rels[i]);
 
 		cr_expect_str_eq(got, want, "%s", rels[i]);
 	}
