@@ -78,7 +78,9 @@ static char *no_name(int naming, const char *rel, int walk, const char *errmsg)
 	else if (naming < 0)
 		n = asprintf(&s, "(its name cannot be read: %m; judged by its identity alone)");
 	else if (raced(walk))
-		n = asprintf(&s, "(%s names another object now: renamed while asked; judged by its identity alone)",
+		n = asprintf(&s,
+		             "(%s, its name, leads elsewhere now: renamed while asked, or covered; judged by its "
+		             "identity alone)",
 		             rel);
 	else if (errmsg)
 		n = asprintf(&s, "(%s, which the daemon cannot walk: %s; judged by its identity alone)", rel, errmsg);

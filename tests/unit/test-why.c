@@ -199,6 +199,27 @@ Test(why, an_object_moved_out_of_the_tree)
 	                       "  chmod: allowed\n");
 }
 
+/* A name that no longer leads to the object, however often it is read: the
+ * file keeps another link, and the name its descriptor was reached by now
+ * names another file (the kernel says "NAME (deleted)"). */
+Test(why, a_name_that_leads_elsewhere)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+
+	scratch_write("src/x.c", "x");
+	cr_assert_eq(linkat(fixture_root, "src/x.c", fixture_root, "src/kept.c", 0), 0);
+	fd = open_below("src/x.c");
+	scratch_write("src/y.c", "y");
+	cr_assert_eq(renameat(fixture_root, "src/y.c", fixture_root, "src/x.c"), 0);
+	text = why_of(fd);
+	cr_expect_str_eq(text, "(src/x.c (deleted), its name, leads elsewhere now: renamed while asked, or covered; "
+	                       "judged by its identity alone): not protected\n"
+	                       "  type: file\n"
+	                       "  write: allowed\n"
+	                       "  chmod: allowed\n");
+}
+
 /* A folder the daemon cannot search: the answer says so, by identity. As
  * root, permissions stop nothing: become nobody, owning the tree. */
 Test(why, a_folder_the_daemon_cannot_walk)
