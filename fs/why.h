@@ -10,9 +10,9 @@
  * its descriptor (common/fd-name.h), walked again from the tree and kept
  * only if it leads to the object. When no name does (a file without one, a
  * name that leads elsewhere three walks running, a folder the daemon cannot
- * search), the
- * answer says so in place of PATH and judges the object by its identity
- * alone: whether it is protected, and what a write and a chmod get. */
+ * search), the answer says so in place of PATH and judges the object by its
+ * identity alone: whether it is protected, and what a write and a chmod
+ * get. */
 #pragma once
 
 #include <stddef.h>
