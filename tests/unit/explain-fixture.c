@@ -31,6 +31,7 @@ static void protect(struct policy_builder *b, const char *rest, unsigned flags, 
 
 void explain_fixture_make(void)
 {
+	_cleanup_free_ char *fifo = NULL;
 	struct policy_builder *b;
 
 	scratch_make();
@@ -41,7 +42,8 @@ void explain_fixture_make(void)
 	scratch_mkdir("src");
 	scratch_write("src/main.c", "int main;\n");
 	scratch_symlink("src", "lnk");
-	cr_assert_eq(mkfifo(scratch_path("fifo"), 0600), 0);
+	fifo = scratch_path("fifo");
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	fixture_root = open(scratch_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fixture_root, 0);
 
