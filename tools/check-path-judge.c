@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/explain-resolve.h"
 #include "tools/check-path-judge.h"
 #include "tools/check-path-model.h"
-#include "tools/explain-resolve.h"
 
 static int refuse(struct path_verdict *v, const char *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(struct path_verdict *v, const char *rule, const char *fmt, ...)

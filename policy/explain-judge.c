@@ -6,7 +6,12 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "tools/explain-judge.h"
+#include "policy/explain-judge.h"
+
+static struct policy_id folder_id(const struct explain_folder *f)
+{
+	return (struct policy_id){f->dev, f->ino};
+}
 
 /* How the judge treats an object with these flags (policy/decide.c). */
 static const char *object_rule(unsigned flags)
@@ -30,7 +35,7 @@ static void chain_folders(struct explanation *e, const struct policy_snapshot *s
 {
 	for (size_t i = t->n_folders; i-- > 0;) {
 		const char *path, *reason;
-		unsigned flags = policy_lookup(s, t->folders[i].id, &path, &reason);
+		unsigned flags = policy_lookup(s, folder_id(&t->folders[i]), &path, &reason);
 
 		if (flags & (POLICY_CONTENT | POLICY_FROZEN | POLICY_ANCHOR))
 			add_link(e, path, object_rule(flags), reason);
@@ -72,7 +77,7 @@ static int ask_about_object(struct explanation *e, const struct policy_snapshot 
 int explain_existing(struct explanation *e, const struct policy_snapshot *s, const struct explain_target *t)
 {
 	struct policy_id id = {(uint64_t)t->st.st_dev, (uint64_t)t->st.st_ino};
-	struct policy_id parent = t->name ? t->folders[t->n_folders - 1].id : id;
+	struct policy_id parent = t->name ? folder_id(&t->folders[t->n_folders - 1]) : id;
 	const char *path, *reason, *ppath, *preason;
 	unsigned flags = policy_lookup(s, id, &path, &reason);
 	unsigned pflags = t->name ? policy_lookup(s, parent, &ppath, &preason) : 0;
@@ -101,7 +106,7 @@ int explain_existing(struct explanation *e, const struct policy_snapshot *s, con
 
 void explain_missing(struct explanation *e, const struct policy_snapshot *s, const struct explain_target *t)
 {
-	struct policy_id parent = t->folders[t->n_folders - 1].id;
+	struct policy_id parent = folder_id(&t->folders[t->n_folders - 1]);
 	const char *path, *reason, *ppath, *preason;
 	struct policy_verdict v = {0};
 	unsigned pflags = policy_lookup(s, parent, &ppath, &preason);
