@@ -63,7 +63,10 @@ static void get_or_list(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 		fs_reply_err(req, -ENOMEM);
 		return;
 	}
-	ssize_t n = do_getxattr(fs, fs_inode(fs, ino), name, buf, size);
+	struct inode *i = fs_inode(fs, ino);
+	ssize_t n = judge_read(fs, req, name ? "getxattr" : "listxattr", fs_policy_id(i), 0);
+	if (n >= 0)
+		n = do_getxattr(fs, i, name, buf, size);
 	if (n < 0)
 		fs_reply_err(req, (int)n);
 	else if (size == 0)

@@ -45,6 +45,17 @@ reads_refused() {
 }
 
 writes_refused() {
+	refused "read an xattr of a denied file" getxattr a/b/.env.agent fsop getxattr "$M/alias" user.x
+	refused "list the xattrs of a denied folder" listxattr .keys getfattr -d "$M/.keys"
+	for p in a/b/.env.agent .keys plain.txt; do
+		check_eq "user.oz0fs.why of $p is --explain's answer" \
+			"$("$OZ0FS" --explain --config "$T/deny.conf" "$T/src" "$p" 2>&1)" \
+			"$(getfattr --absolute-names --only-values -n user.oz0fs.why "$M/$p" 2>&1)"
+	done
+	check "--explain names the rule of a denied file" \
+		bash -c "'$OZ0FS' --explain --config '$T/deny.conf' '$T/src' a/b/.env.agent | grep -q denied-name"
+	check "--explain names the rule of a denied name nowhere yet" \
+		bash -c "'$OZ0FS' --explain --config '$T/deny.conf' '$T/src' src/new/.env.agent | grep -q denied-name"
 	refused "write a denied file" "open|write" a/b/.env.agent fsop write "$M/a/b/.env.agent" x
 	refused "write it through a hard link" "open|write" a/b/.env.agent fsop append "$M/alias" x
 	refused "truncate it" truncate a/b/.env.agent fsop truncate "$M/alias" 0
