@@ -222,3 +222,23 @@ void explain_target_free(struct explain_target *t)
 	free(t->path);
 	*t = (struct explain_target){0};
 }
+
+const char *explain_type_name(const struct explain_target *t)
+{
+	if (!t->exists)
+		return "missing";
+	switch (t->st.st_mode & S_IFMT) {
+	case S_IFREG:
+		return "file";
+	case S_IFDIR:
+		return "folder";
+	case S_IFLNK:
+		return "symbolic link";
+	case S_IFIFO:
+		return "FIFO";
+	case S_IFSOCK:
+		return "socket";
+	default:
+		return "device";
+	}
+}

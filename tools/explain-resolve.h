@@ -38,3 +38,7 @@ int explain_tree_relative(const char *dir, const char *path, char **out);
  * cannot be searched). */
 int explain_resolve(int rootfd, const char *rel, struct explain_target *t, char **errmsg);
 void explain_target_free(struct explain_target *t);
+
+/* What T is, in words: "file", "folder", "symbolic link", "FIFO",
+ * "socket", "device" or "missing". */
+const char *explain_type_name(const struct explain_target *t);

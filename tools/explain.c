@@ -19,26 +19,6 @@ static const char usage[] =
 
 /* ---- Output ------------------------------------------------------------------ */
 
-static const char *type_of(const struct explain_target *t)
-{
-	if (!t->exists)
-		return "missing";
-	switch (t->st.st_mode & S_IFMT) {
-	case S_IFREG:
-		return "file";
-	case S_IFDIR:
-		return "folder";
-	case S_IFLNK:
-		return "symbolic link";
-	case S_IFIFO:
-		return "FIFO";
-	case S_IFSOCK:
-		return "socket";
-	default:
-		return "device";
-	}
-}
-
 static void print_answer_text(const struct explanation *e, const struct op_answer *a)
 {
 	if (a->r == 0) {
@@ -69,7 +49,7 @@ static void print_text(const struct explanation *e, const struct explain_target 
 		printf("%s (rule %s%s%s): %s\n",
 		       strcmp(e->rule, POLICY_RULE_MISSING) == 0 ? "protected name" : "protected", e->rule,
 		       e->frozen_in ? ", frozen-dir " : "", e->frozen_in ? e->frozen_in : "", e->reason);
-	printf("  type: %s\n", type_of(t));
+	printf("  type: %s\n", explain_type_name(t));
 	if (e->missing_flags & POLICY_MISSING_MKDIR_OK)
 		printf("  only an empty folder made by mkdir may take this name; the model then protects what lies in "
 		       "it\n");
@@ -92,7 +72,7 @@ static void print_json(const struct explanation *e, const struct explain_target 
 	putchar('{');
 	json_field("asked", asked, true);
 	json_field("path", t->path, false);
-	json_field("type", type_of(t), false);
+	json_field("type", explain_type_name(t), false);
 	printf(",\"exists\":%s,\"link_on_the_way\":%s,\"protected\":%s", t->exists ? "true" : "false",
 	       link_on_way ? "true" : "false", e->rule ? "true" : "false");
 	json_field("rest", t->rest, false);
