@@ -29,7 +29,7 @@ TestSuite(write, .init = fixture_make, .fini = fixture_remove);
 
 static int parse(struct write_args *a, int argc, ...)
 {
-	static char *argv[8];
+	static char *argv[10];
 	va_list ap;
 
 	va_start(ap, argc);
