@@ -54,16 +54,32 @@ static const char *shown_path(const struct write_run *w)
 	return w->rel ? w->rel : w->a.path;
 }
 
-/* W->no, audited as the mount audits its refusals and said on stderr. */
+/* S on stderr with control bytes as \xNN: PATH is the agent's, and a
+ * newline in it must not make the refusal two lines. */
+static void say_escaped(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+}
+
+/* W->no, audited as the mount audits its refusals (the JSON line escapes
+ * what it must) and said on stderr in one line. */
 static int refused(struct write_run *w)
 {
 	const struct policy_verdict v = {
 	        .rule = w->no.rule, .reason = w->no.reason, .path = shown_path(w), .name = w->place.t.name};
 	int logged = audit_refusal(w->audit, w->op ? w->op : "write", &v, 0, getpid(), getuid());
 
-	fprintf(stderr, "oz0fs --write: %s: refused (%s): %s%s%s\n", w->a.path, w->no.rule, w->no.reason,
-	        logged < 0 ? "; the audit log did not take this refusal either: " : "",
-	        logged < 0 ? strerror(-logged) : "");
+	fputs("oz0fs --write: ", stderr);
+	say_escaped(w->a.path);
+	fprintf(stderr, ": refused (%s): ", w->no.rule);
+	say_escaped(w->no.reason);
+	if (logged < 0)
+		fprintf(stderr, "; the audit log did not take this refusal either: %s", strerror(-logged));
+	fputc('\n', stderr);
 	return 1;
 }
 

@@ -141,6 +141,8 @@ refused walk "a missing folder, then '..'" nofolder/../notes.txt
 refused outside-tree "'..' out of the tree" ../outside/victim
 refused outside-tree "'..' out of the tree from a folder" src/../../outside/victim
 refused outside-tree "an absolute path outside the tree" "$O/victim"
+refused walk "a PATH with a newline: one stderr line" "$(printf 'no\nfolder/x')"
+check_eq "... the newline escaped" 1 "$(grep -c 'no\\x0afolder/x: refused (walk): ' "$T/out")"
 before=$(state)
 status=0
 head -c $((64 * 1024 * 1024 + 1)) /dev/zero | (cd "$W" && "$OZ0FS" --write --audit "$LOG" big.txt) >"$T/out" 2>&1 ||
