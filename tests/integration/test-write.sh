@@ -258,18 +258,20 @@ check "unmount the audit disk" umount "$T/alog"
 mkdir -p "$W/race" "$W/race2"
 before=$(snapshot "$T" outside)
 (
+	set +e
 	while :; do
 		ln -sfn "$O/victim" "$W/race/.l" && mv -Tf "$W/race/.l" "$W/race/t"
 		echo file >"$W/race/.f" && mv -Tf "$W/race/.f" "$W/race/t"
 	done
-) >/dev/null 2>&1 &
+) >>"$T/swap.log" 2>&1 &
 swap1=$!
 (
+	set +e
 	while :; do
 		mv -T "$W/race2" "$W/race2.real" && ln -sfn "$O" "$W/race2"
 		rm -f "$W/race2" && mv -T "$W/race2.real" "$W/race2"
 	done
-) >/dev/null 2>&1 &
+) >>"$T/swap.log" 2>&1 &
 swap2=$!
 echo "$swap1" >>"$T/pids"
 echo "$swap2" >>"$T/pids"
@@ -281,8 +283,12 @@ for ((i = 0; i < 150; i++)); do
 		case $s in 0) ok=$((ok + 1)) ;; 1) no=$((no + 1)) ;; *) bad=$((bad + 1)) ;; esac
 	done
 done
-kill "$swap1" "$swap2"
+alive=0
+kill -0 "$swap1" && kill -0 "$swap2" || alive=$?
+kill "$swap1" "$swap2" 2>/dev/null || true
 wait "$swap1" "$swap2" 2>/dev/null || true
+check_eq "the swapping loops ran throughout" 0 "$alive"
+[ ! -s "$T/swap.log" ] || diag "the swapping loops said:" "$(sort "$T/swap.log" | uniq -c | head -n 5)"
 [ -d "$W/race2.real" ] && { rm -f "$W/race2"; mv -T "$W/race2.real" "$W/race2"; }
 diag "swapped links: $ok written, $no refused"
 check_eq "every run wrote or refused" 0 "$bad"
