@@ -81,6 +81,7 @@ struct walk {
 	struct explain_target *t;
 	int fd;         /* O_PATH, the last folder of t */
 	struct stat st; /* its stat */
+	bool on_folder; /* the path ended on a folder, which fd then is */
 };
 
 /* Takes FD and PATH (NULL when its allocation failed) as the next folder. */
@@ -181,6 +182,7 @@ static int settle_on_folder(struct walk *w)
 	name = strdup(strrchr(top, '/') ? strrchr(top, '/') + 1 : top);
 	if (!name)
 		return -ENOMEM;
+	w->on_folder = true;
 	drop_folder(t);
 	return settle(t, name, true, &w->st, NULL);
 }
@@ -249,23 +251,28 @@ int explain_resolve(int rootfd, const char *rel, struct explain_target *t, char 
 	struct walk w = {.t = t, .fd = rootfd};
 	int r;
 
-	*t = (struct explain_target){0};
+	*t = (struct explain_target){.dirfd = -1};
 	*errmsg = NULL;
 	t->folders = calloc(SAFE_OPEN_MAX_DEPTH, sizeof(*t->folders));
 	if (!t->folders)
 		return -ENOMEM;
 	r = walk(&w, rel, errmsg);
-	if (w.fd >= 0)
+	if (r >= 0 && !w.on_folder)
+		t->dirfd = TAKE_FD(w.fd);
+	else if (w.fd >= 0)
 		close(w.fd);
 	return r;
 }
 
 void explain_target_free(struct explain_target *t)
 {
+	/* a target explain_resolve never filled (zeroed: no folders) holds no fd */
+	if (t->folders && t->dirfd >= 0)
+		close(t->dirfd);
 	while (t->folders && t->n_folders)
 		drop_folder(t);
 	free(t->folders);
 	free(t->name);
 	free(t->path);
-	*t = (struct explain_target){0};
+	*t = (struct explain_target){.dirfd = -1};
 }

@@ -26,6 +26,8 @@ struct explain_target {
 	bool exists;
 	struct stat st;   /* when it exists, not following a link */
 	const char *rest; /* what PATH names past a missing folder or a link, else NULL */
+	int dirfd;        /* the last folder, O_PATH, held from the walk (for oz0fs --write); -1 when the path
+	                   * ended on a folder or the walk failed */
 };
 
 /* PATH relative to DIR, or absolute and inside DIR (as DIR is spelled, or

@@ -104,7 +104,7 @@ static int protect_git_file(const struct gitdir_ctx *g, const struct git_file *f
 	return r;
 }
 
-static bool gitdirs_have(const struct model_gitdirs *set, struct policy_id id)
+bool model_gitdirs_have(const struct model_gitdirs *set, struct policy_id id)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (set->ids[i].dev == id.dev && set->ids[i].ino == id.ino)
@@ -125,9 +125,9 @@ static int gitdirs_add(struct model_gitdirs *set, struct policy_id id)
 
 int model_note_state(struct model_build *mb, struct policy_id id)
 {
-	if (mb->known_states && !gitdirs_have(mb->known_states, id))
+	if (mb->known_states && !model_gitdirs_have(mb->known_states, id))
 		return 0;
-	if (gitdirs_have(&mb->states, id))
+	if (model_gitdirs_have(&mb->states, id))
 		return 0;
 	return gitdirs_add(&mb->states, id) < 0 ? -ENOMEM : 1;
 }
@@ -136,9 +136,9 @@ int model_note_state(struct model_build *mb, struct policy_id id)
  * made during the mount. */
 static int note_gitdir(struct model_build *mb, struct policy_id id, const char *path)
 {
-	if (mb->known && !gitdirs_have(mb->known, id))
+	if (mb->known && !model_gitdirs_have(mb->known, id))
 		return 0;
-	if (gitdirs_have(&mb->seen, id))
+	if (model_gitdirs_have(&mb->seen, id))
 		return MODEL_GITDIR_SEEN;
 	if (mb->seen.n >= DISCOVER_MAX_GIT_DIRS)
 		return model_fail(mb, -E2BIG,

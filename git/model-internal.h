@@ -30,6 +30,8 @@ struct model_checkouts {
 
 void model_checkouts_done(struct model_checkouts *c);
 
+bool model_gitdirs_have(const struct model_gitdirs *set, struct policy_id id);
+
 enum model_gitdir_kind {
 	/* A repository's own git directory: hooks, config, config.worktree,
 	 * and commondir (refused when present, but for a "." stand-in). */

@@ -268,6 +268,11 @@ bool git_model_denies(const struct git_model *m)
 	return m->deny.n_names > 0;
 }
 
+bool git_model_is_git_dir(const struct git_model *m, struct policy_id id)
+{
+	return model_gitdirs_have(&m->known, id);
+}
+
 /* The static model is small, so a change anywhere rebuilds all of it: the
  * entry that changed only tells us that something did. */
 void git_model_changed(struct git_model *m, struct policy_id parent, const char *name)

@@ -59,6 +59,12 @@ int git_model_may_rewrite(struct git_model *m, const char *old, size_t oldlen, c
  * and publishes before returning; on error keeps the last good snapshot. */
 void git_model_changed(struct git_model *m, struct policy_id parent, const char *name);
 
+/* Whether the folder ID is a git directory the model protects (found by
+ * the first build: a repository's, a submodule's, a linked worktree's
+ * administrative folder), for a writer that puts nothing in any
+ * (oz0fs --write). */
+bool git_model_is_git_dir(const struct git_model *m, struct policy_id id);
+
 /* Where the live part writes its events (NULL: stderr). */
 void git_model_set_audit(struct git_model *m, struct audit *a);
 /* Whether an entry NAME made, replaced or removed in PARENT concerns what the

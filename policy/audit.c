@@ -99,16 +99,19 @@ static void out_time(struct out *o, const struct timespec *when)
 	out_printf(o, "\"%s.%03ldZ\"", stamp, when->tv_nsec / 1000000);
 }
 
-/* What one line says: a refusal, or an event the model noticed. */
+/* What one line says: a refusal, an event the model noticed, or a file
+ * written for an agent. */
 struct audit_line {
-	const char *op_name; /* a refusal's operation; NULL for an event */
+	const char *op_name; /* a refusal's operation; NULL for the others */
 	const struct policy_verdict *v;
 	unsigned long flags;
 	pid_t pid;
 	uid_t uid;
-	const char *event; /* an event's kind */
+	const char *event; /* an event's kind, or AUDIT_EVENT_FILE_WRITE */
 	const char *path;
 	const char *reason;
+	unsigned long long size; /* a file write's */
+	const char *sha256;      /* a file write's, in hex; NULL for the others */
 };
 
 static void out_refusal(struct out *o, const struct audit_line *l)
@@ -137,6 +140,19 @@ static void out_event(struct out *o, const struct audit_line *l)
 	out_printf(o, "}\n");
 }
 
+/* The path goes in "private" (seed 000): a log shipped on may drop that part
+ * and keep what was written, how much and its digest. */
+static void out_file_write(struct out *o, const struct audit_line *l)
+{
+	out_printf(o, ",\"event\":");
+	out_json_string(o, l->event);
+	out_printf(o, ",\"size\":%llu,\"sha256\":", l->size);
+	out_json_string(o, l->sha256);
+	out_printf(o, ",\"private\":{\"path\":");
+	out_json_string(o, l->path);
+	out_printf(o, "}}\n");
+}
+
 /* Formats into BUF (NUL-terminated when anything fits) and returns the full
  * length the line needs, without the NUL. */
 static size_t format_line(char *buf, size_t size, const struct audit_line *l, const struct timespec *when)
@@ -147,6 +163,8 @@ static size_t format_line(char *buf, size_t size, const struct audit_line *l, co
 	out_time(&o, when);
 	if (l->op_name)
 		out_refusal(&o, l);
+	else if (l->sha256)
+		out_file_write(&o, l);
 	else
 		out_event(&o, l);
 	if (size > 0)
@@ -303,15 +321,18 @@ void audit_also_syslog(struct audit *a)
 
 /* One write(2) for the whole line: with O_APPEND the kernel places it whole
  * at the end, so other writers (another mount, logrotate's copy) never split
- * it. A short write counts as a failure. */
-static bool write_whole(int fd, const char *line, size_t len)
+ * it. A short write counts as a failure (a full disk, past the file size
+ * limit): 0, -ENOSPC for a short write, or the write's -errno. */
+static int write_whole(int fd, const char *line, size_t len)
 {
 	ssize_t n;
 
 	do
 		n = write(fd, line, len);
 	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len;
+	if (n < 0)
+		return negative_errno();
+	return n == (ssize_t)len ? 0 : -ENOSPC;
 }
 
 static void send_syslog(const char *line, size_t len)
@@ -320,28 +341,38 @@ static void send_syslog(const char *line, size_t len)
 	syslog(LOG_AUTHPRIV | LOG_WARNING, "%.*s", (int)(len > 0 ? len - 1 : 0), line);
 }
 
-static void emit(struct audit *a, const char *line, size_t len)
+/* Sends the line to the sink; with SYNC a file sink's line is also on the
+ * disk before this returns, so that a disk that takes the write into the
+ * page cache but has no room for it (delayed allocation) or fails it says
+ * so now. 0 when the sink took it whole. syslog(3) tells nothing back: a
+ * syslog sink counts as taking every line, but the syslog fallback for a
+ * line the file or stderr did not take does not. */
+static int emit(struct audit *a, const char *line, size_t len, bool sync)
 {
 	enum audit_sink sink = a ? a->sink : AUDIT_STDERR;
-	bool written = false;
+	int fd = sink == AUDIT_FILE ? a->fd : STDERR_FILENO;
+	int r;
 
 	if (sink == AUDIT_SYSLOG) {
 		send_syslog(line, len);
-		return;
+		return 0;
 	}
 	if (a)
 		pthread_mutex_lock(&a->lock);
-	written = write_whole(sink == AUDIT_FILE ? a->fd : STDERR_FILENO, line, len);
+	r = write_whole(fd, line, len);
+	if (r == 0 && sync && sink == AUDIT_FILE && fdatasync(fd) < 0)
+		r = negative_errno();
 	if (a)
 		pthread_mutex_unlock(&a->lock);
 	/* A refusal is never silent: what the file or stderr did not take goes
 	 * to syslog. */
-	if (!written || (a && a->also_syslog))
+	if (r < 0 || (a && a->also_syslog))
 		send_syslog(line, len);
+	return r;
 }
 
 /* Writes L whole: on the stack when it fits, else once more on the heap. */
-static void write_line(struct audit *a, const struct audit_line *l)
+static int write_line(struct audit *a, const struct audit_line *l, bool sync)
 {
 	char stack[AUDIT_LINE_STACK];
 	_cleanup_free_ char *heap = NULL;
@@ -350,29 +381,35 @@ static void write_line(struct audit *a, const struct audit_line *l)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	n = format_line(stack, sizeof(stack), l, &now);
-	if (n < sizeof(stack)) {
-		emit(a, stack, n);
-		return;
-	}
+	if (n < sizeof(stack))
+		return emit(a, stack, n, sync);
 	heap = malloc(n + 1);
 	if (!heap) {
 		/* Still say that something happened, without the long parts. */
 		syslog(LOG_AUTHPRIV | LOG_WARNING, "%s %s; the audit line did not fit in memory",
 		       l->op_name ? "refused" : "event", l->op_name ? l->op_name : l->event);
-		return;
+		return -ENOMEM;
 	}
 	format_line(heap, n + 1, l, &now);
-	emit(a, heap, n);
+	return emit(a, heap, n, sync);
 }
 
-void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
-		   unsigned long flags, pid_t pid, uid_t uid)
+int audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
+		  unsigned long flags, pid_t pid, uid_t uid)
 {
-	write_line(a, &(struct audit_line){ .op_name = op_name ? op_name : "?", .v = v, .flags = flags,
-					    .pid = pid, .uid = uid });
+	return write_line(a, &(struct audit_line){ .op_name = op_name ? op_name : "?", .v = v, .flags = flags,
+						   .pid = pid, .uid = uid },
+			  false);
 }
 
-void audit_event(struct audit *a, const char *event, const char *path, const char *reason)
+int audit_event(struct audit *a, const char *event, const char *path, const char *reason)
 {
-	write_line(a, &(struct audit_line){ .event = event, .path = path, .reason = reason });
+	return write_line(a, &(struct audit_line){ .event = event, .path = path, .reason = reason }, false);
+}
+
+int audit_file_write(struct audit *a, unsigned long long size, const char *sha256_hex, const char *path)
+{
+	return write_line(a, &(struct audit_line){ .event = AUDIT_EVENT_FILE_WRITE, .size = size,
+						   .sha256 = sha256_hex, .path = path },
+			  true);
 }

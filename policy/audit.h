@@ -1,6 +1,7 @@
-/* The audit log: one JSON line per refusal, never silent, and one per event
+/* The audit log: one JSON line per refusal, never silent, one per event
  * the live model notices (a git directory made during the mount, a
- * dangerous change in one).
+ * dangerous change in one), and one per file written for an agent
+ * (oz0fs --write), before it is written.
  *
  * {"time":"2026-11-30T08:00:00.123Z","op":"rename","path":".git/config",
  *  "name":"config","flags":"0x0","rule":"protected","reason":"...","pid":42,"uid":1000}
@@ -36,14 +37,31 @@ void audit_close(struct audit *a);
 /* Also sends every line to syslog ([audit] syslog = yes), whatever the sink. */
 void audit_also_syslog(struct audit *a);
 
+/* The writers below return 0 when the sink took the whole line: the file or
+ * stderr one write(2) of all of it, or syslog (which tells nothing back, so
+ * a syslog sink always counts). A line the file or stderr did not take
+ * still goes to syslog, never silent, but that does not count: the writer
+ * returns -errno (-ENOSPC for a short write, -ENOMEM), and a caller that
+ * must not act unrecorded does not act. */
+
 /* Writes one refusal. OP_NAME is policy_op_name() or a name of the caller's;
  * FLAGS are the operation's flags (open flags, rename flags, setattr mask). */
-void audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
-		   unsigned long flags, pid_t pid, uid_t uid);
+int audit_refusal(struct audit *a, const char *op_name, const struct policy_verdict *v,
+		  unsigned long flags, pid_t pid, uid_t uid);
 
 /* Writes one event the model noticed (see git/model.h), not a refusal:
  * {"time":"...","event":"new-git-dir","path":"sub/.git","reason":"..."} */
-void audit_event(struct audit *a, const char *event, const char *path, const char *reason);
+int audit_event(struct audit *a, const char *event, const char *path, const char *reason);
+
+#define AUDIT_EVENT_FILE_WRITE "run.file_write"
+
+/* Writes the line for a file about to be written for an agent (seed 000,
+ * "Audit file writes before applying them"), the path in the private part:
+ * {"time":"...","event":"run.file_write","size":12,"sha256":"<64 hex>",
+ *  "private":{"path":"src/a.c"}}
+ * A file sink's line also reaches the disk (fdatasync) before this returns
+ * 0, so a write the log could not keep is not made either. */
+int audit_file_write(struct audit *a, unsigned long long size, const char *sha256_hex, const char *path);
 
 /* Formats the JSON line (with '\n') into BUF; returns its length, or -ENOSPC. Exposed for tests. */
 int audit_format(char *buf, size_t size, const char *op_name, const struct policy_verdict *v,

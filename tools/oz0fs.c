@@ -31,6 +31,7 @@
 #include "tools/explain.h"
 #include "tools/mount-target.h"
 #include "tools/tool-args.h"
+#include "tools/write.h"
 
 #define EXIT_USAGE 2
 
@@ -65,6 +66,8 @@ static void usage(FILE *out)
 	             "  oz0fs --check-command [--json] ... -- ARGV...       judge a command before it runs\n"
 	             "  oz0fs --check-path [--read|--write] [--json] [--config FILE] [--tree DIR] -- PATH...\n"
 	             "                                                     may a harness read or write PATH\n"
+	             "  oz0fs --write [--tree DIR] [--audit FILE] [--config FILE] [--] PATH\n"
+	             "                                                     write standard input to PATH for an agent\n"
 	             "\n"
 	             "Options (-o):\n"
 	             "  cache=never|auto|always  kernel caching; use never or auto when the tree is\n"
@@ -454,7 +457,7 @@ int main(int argc, char **argv)
 
 	log_init("oz0fs");
 	/* Modes of their own, with options of their own: judge one command,
-	 * check this machine, explain one path, judge paths. */
+	 * check this machine, explain one path, judge paths, write a file. */
 	if (argc > 1 && strcmp(argv[1], "--check-command") == 0)
 		return command_check_main(argc - 2, argv + 2);
 	if (argc > 1 && strcmp(argv[1], "--check") == 0)
@@ -463,6 +466,8 @@ int main(int argc, char **argv)
 		return explain_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "--check-path") == 0)
 		return path_check_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "--write") == 0)
+		return write_main(argc - 1, argv + 1);
 	if (geteuid() == 0)
 		a.fs.allow_other = a.fs.default_permissions = true; /* the mount is for other users */
 	parse_args(argc, argv, &a);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -436,4 +438,88 @@ Test(audit, outside_the_tree_appends)
 	cr_assert_not_null(strstr(text, "\"op\":\"second\""), "%s", text);
 	remove_temp(dir, file);
 	rmdir(tree_dir);
+}
+
+/* ---- What the writers report: whether the sink took the line ------------ */
+
+static const char digest[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+Test(audit, file_write_line)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = temp_path(dir, "audit.log"), *text = NULL, *want = NULL;
+	struct audit *a = NULL;
+
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
+	cr_assert_eq(audit_file_write(a, 4, digest, "src/\"a\".c"), 0);
+	audit_close(a);
+	text = read_all(file);
+	cr_assert(strncmp(text, "{\"time\":\"", 9) == 0, "%s", text);
+	cr_assert_neq(asprintf(&want, "\",\"event\":\"run.file_write\",\"size\":4,\"sha256\":\"%s\","
+				      "\"private\":{\"path\":\"src/\\\"a\\\".c\"}}\n",
+			       digest),
+		      -1);
+	cr_assert_not_null(strstr(text, want), "%s", text);
+	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1, "one line: %s", text);
+	remove_temp(dir, file);
+}
+
+Test(audit, writers_say_the_file_took_the_line)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = temp_path(dir, "audit.log");
+	struct policy_verdict v = { .rule = "protected", .reason = "r", .path = ".envrc" };
+	struct audit *a = NULL;
+
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
+	cr_assert_eq(audit_refusal(a, "write", &v, 0, 1, 2), 0);
+	cr_assert_eq(audit_event(a, "new-git-dir", "sub/.git", "r"), 0);
+	cr_assert_eq(audit_file_write(a, 0, digest, "x"), 0);
+	audit_close(a);
+	remove_temp(dir, file);
+}
+
+/* A file that may grow by only a few bytes (RLIMIT_FSIZE) stands in for a
+ * full disk: the kernel takes part of the line (a short write), then none
+ * (EFBIG). Neither counts, though syslog still gets the line. */
+Test(audit, a_full_file_does_not_count)
+{
+	char dir[] = P_tmpdir "/oz0-audit-XXXXXX";
+	_cleanup_free_ char *file = temp_path(dir, "audit.log");
+	struct policy_verdict v = { .rule = "protected", .reason = "r", .path = ".envrc" };
+	struct rlimit small = { .rlim_cur = 40, .rlim_max = RLIM_INFINITY };
+	struct audit *a = NULL;
+	struct stat st;
+
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(audit_open(AUDIT_FILE, file, &a), 0);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+	cr_assert_eq(audit_file_write(a, 1, digest, "x"), -ENOSPC);
+	cr_assert_eq(audit_file_write(a, 1, digest, "x"), -EFBIG);
+	cr_assert_eq(audit_refusal(a, "write", &v, 0, 1, 2), -EFBIG);
+	cr_assert_eq(audit_event(a, "e", "p", "r"), -EFBIG);
+	audit_close(a);
+	cr_assert_eq(stat(file, &st), 0);
+	cr_assert_eq(st.st_size, 40);
+	remove_temp(dir, file);
+}
+
+Test(audit, a_closed_stderr_does_not_count)
+{
+	struct audit *a = NULL;
+
+	cr_assert_eq(audit_open(AUDIT_STDERR, NULL, &a), 0);
+	close(STDERR_FILENO);
+	cr_assert_eq(audit_file_write(a, 1, digest, "x"), -EBADF);
+	cr_assert_eq(audit_file_write(NULL, 1, digest, "x"), -EBADF);
+	audit_close(a);
+}
+
+Test(audit, syslog_counts_as_taken)
+{
+	struct audit *a = NULL;
+
+	cr_assert_eq(audit_open(AUDIT_SYSLOG, NULL, &a), 0);
+	cr_assert_eq(audit_file_write(a, 1, digest, "x"), 0);
+	audit_close(a);
 }

@@ -264,6 +264,21 @@ Test(model, git_file)
 			 "git runs");
 }
 
+/* The git directories themselves, by identity, wherever they lie; nothing
+ * else, not even the folder holding one or a file in one. */
+Test(model, knows_its_git_dirs)
+{
+	fixture_sh("mkdir -p elsewhere && git init -q --separate-git-dir=elsewhere/repo.git . && git init -q nested && "
+		   "mkdir notes");
+	build(NULL);
+	cr_assert(git_model_is_git_dir(model, id_of("elsewhere/repo.git")));
+	cr_assert(git_model_is_git_dir(model, id_of("nested/.git")));
+	cr_assert_not(git_model_is_git_dir(model, id_of("elsewhere")));
+	cr_assert_not(git_model_is_git_dir(model, id_of("elsewhere/repo.git/hooks")));
+	cr_assert_not(git_model_is_git_dir(model, id_of(".git")), "a .git file is not a git directory");
+	cr_assert_not(git_model_is_git_dir(model, id_of("notes")));
+}
+
 Test(model, git_symlink_refused)
 {
 	fixture_sh("mkdir real && git init -q real && ln -s real/.git .git");
