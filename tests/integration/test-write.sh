@@ -40,7 +40,9 @@ ln -s src "$W/srclink"              # a folder link inside the tree
 ln "$W/.git/config" "$W/cfg"        # a hard link of .git/config
 mkfifo "$W/fifo"
 conf=$T/oz0fs.conf
-printf '[protect]\npath = .github/workflows\n[deny]\npath = %s/secrets\n' "$W" >"$conf"
+mkdir "$W/.keys" && echo k >"$W/.keys/id"
+ln "$W/.keys/id" "$W/key-alias"    # a hard link of a file in a [deny] name's folder
+printf '[protect]\npath = .github/workflows\n[deny]\npath = %s/secrets\nname = .keys\nname = .env.agent\n' "$W" >"$conf"
 LOG=$T/write.log
 
 # state: everything below the tree and outside it, to tell that nothing changed.
@@ -126,6 +128,9 @@ refused protected-write ".claude (missing)" .claude
 refused walk ".claude/settings.json: no folder is made" .claude/settings.json
 refused protected-write "a [protect] folder's file" .github/workflows/ci.yml
 refused deny "a [deny] root in the tree" secrets/token
+refused denied-name "a [deny] name, new" src/.env.agent
+refused denied-name "a file in a [deny] name's folder" .keys/id
+refused protected-write "a hard link of it (judged by identity)" key-alias
 
 # ---- The walk ---------------------------------------------------------------
 refused link "a folder link on the way" out/victim
