@@ -29,22 +29,13 @@ installed_files() {
 	(cd "$dest" 2>/dev/null && find . -type f -o -type l) | sed 's|^\.||' | sort
 }
 
-# same_list NAME EXPECTED ACTUAL: one TAP line, the difference as comments.
-same_list() {
-	if [ "$2" = "$3" ]; then
-		tap_ok "$1"
-	else
-		tap_not_ok "$1" "$(diff <(echo "$2") <(echo "$3") | grep '^[<>]' | sed 's/^</missing:/; s/^>/unexpected:/')"
-	fi
-}
-
 # exec_commands UNIT: the programs its Exec*= lines run.
 exec_commands() {
 	sed -n 's/^Exec[A-Za-z]*=[-@!+:]*\([^ ]*\).*/\1/p' "$1" | sort -u
 }
 
 check "make install DESTDIR=..." make -s -C "$build" install DESTDIR="$dest"
-same_list "the files installed are these and no others" "$(expected_files | sort)" "$(installed_files)"
+check_unchanged "the files installed are these and no others" "$(expected_files | sort)" "$(installed_files)"
 diag "installed:" "$(installed_files)"
 
 version=$("$OZ0FS" --version)
@@ -79,6 +70,6 @@ for c in oz0run oz0settle; do
 done
 
 check "make uninstall DESTDIR=..." make -s -C "$build" uninstall DESTDIR="$dest"
-same_list "make uninstall leaves no file" "" "$(installed_files)"
+check_unchanged "make uninstall leaves no file" "" "$(installed_files)"
 
 tap_done

@@ -76,28 +76,28 @@ static bool has_line(const char *message, const char *line)
 	return false;
 }
 
-Test(service_notify, ready_is_sent_to_the_socket)
+/* SEND, with a listener on a socket file, sends a message with the line
+ * LINE and without the line OTHER. */
+static void sends(int (*send)(void), const char *line, const char *other)
 {
 	_cleanup_free_ char *path = scratch_path("notify");
 
 	listen_on(path);
-	cr_assert_eq(service_notify_ready(), 0);
+	cr_assert_eq(send(), 0);
 	_cleanup_free_ char *m = next_message(1000);
 	cr_assert_not_null(m, "no message came");
-	cr_assert(has_line(m, "READY=1"), "got '%s'", m);
-	cr_assert(!has_line(m, "STOPPING=1"), "got '%s'", m);
+	cr_assert(has_line(m, line), "got '%s', expected %s", m, line);
+	cr_assert(!has_line(m, other), "got '%s', with %s", m, other);
+}
+
+Test(service_notify, ready_is_sent_to_the_socket)
+{
+	sends(service_notify_ready, "READY=1", "STOPPING=1");
 }
 
 Test(service_notify, stopping_is_sent_to_the_socket)
 {
-	_cleanup_free_ char *path = scratch_path("notify");
-
-	listen_on(path);
-	cr_assert_eq(service_notify_stopping(), 0);
-	_cleanup_free_ char *m = next_message(1000);
-	cr_assert_not_null(m, "no message came");
-	cr_assert(has_line(m, "STOPPING=1"), "got '%s'", m);
-	cr_assert(!has_line(m, "READY=1"), "got '%s'", m);
+	sends(service_notify_stopping, "STOPPING=1", "READY=1");
 }
 
 Test(service_notify, an_abstract_socket_is_reached)
