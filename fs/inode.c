@@ -277,6 +277,12 @@ static int open_by_handle(struct inode_table *t, const struct inode *i, int flag
 	int fd = open_by_handle_at(t->mounts[i->mount].fd, &hb.fh, flags | O_CLOEXEC);
 	if (fd < 0 && errno == EMFILE && fd_cache_shed(t))
 		fd = open_by_handle_at(t->mounts[i->mount].fd, &hb.fh, flags | O_CLOEXEC);
+	/* A handle of a file being freed while its inode number is taken again
+	 * (ext4 reuses one at once) can fail with ENOMEM from the inode cache
+	 * rather than ESTALE; either way the object is gone, and ESTALE makes
+	 * the kernel look the name up again instead of failing the caller. */
+	if (fd < 0 && errno == ENOMEM)
+		return -ESTALE;
 	return fd < 0 ? negative_errno() : fd;
 }
 
@@ -374,6 +380,24 @@ static struct inode *find_same(struct inode_table *t, const struct stat *st, con
 	return NULL;
 }
 
+/* The hashed inode of ST's (dev, ino) with one more lookup reference, if it
+ * holds an fd (cached or pinned): an object with an open descriptor is
+ * alive, so no other object bears its number on its file system, and the
+ * one just looked up is that one, without a handle to tell them apart. It
+ * spares name_to_handle_at, a third of a lookup, for every name the table
+ * knows (an entry the kernel revalidates, a hard link). */
+static struct inode *find_held(struct inode_table *t, const struct stat *st)
+{
+	pthread_mutex_lock(&t->lock);
+	struct inode *i = hash_find(t, st->st_dev, st->st_ino);
+	if (i && i->fd >= 0)
+		i->nlookup++;
+	else
+		i = NULL;
+	pthread_mutex_unlock(&t->lock);
+	return i;
+}
+
 int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st, struct inode **out)
 {
 	_cleanup_ifd_ struct ifd p = {0};
@@ -390,6 +414,11 @@ int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, 
 		return negative_errno();
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return negative_errno();
+	struct inode *known = find_held(t, st);
+	if (known) {
+		*out = known;
+		return 0;
+	}
 	with_handle = t->use_handles && handle_of(fd, &hb) >= 0;
 
 	pthread_mutex_lock(&t->lock);

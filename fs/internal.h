@@ -23,6 +23,7 @@ struct fs {
 	struct fs_options opt;
 	double timeout;   /* entry and attribute timeout, by cache mode */
 	bool as_caller;   /* root daemon: create as the calling process */
+	bool judges_reads; /* [deny] names something: reads are judged too */
 	int proc_root_fd; /* /proc, for callers' groups */
 	bool mounted;
 	/* The protected file the daemon last rewrote in place (fs/replace.h)

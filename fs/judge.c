@@ -74,6 +74,17 @@ int judge_remove(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s,
 	return judged(fs, req, ASK(policy_check_remove(s, op, parent, name, child, &v)), op, &v, 0);
 }
 
+int judge_read(struct fs *fs, fuse_req_t req, const char *op_name, struct policy_id obj, unsigned long flags)
+{
+	struct policy_verdict v;
+
+	if (!fs->judges_reads)
+		return 0;
+	_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
+	int r = ASK(policy_check_read(s, obj, &v));
+	return r < 0 ? judge_refuse(fs, req, op_name, &v, flags) : 0;
+}
+
 static enum policy_op rename_op(unsigned flags)
 {
 	return (flags & RENAME_EXCHANGE) ? POLICY_OP_EXCHANGE : POLICY_OP_RENAME;

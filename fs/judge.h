@@ -30,6 +30,10 @@ int judge_rename(struct fs *fs, fuse_req_t req, const struct policy_snapshot *s,
                  const char *oldname, struct policy_id oldobj, struct policy_id newparent, const char *newname,
                  const struct policy_id *newobj, unsigned flags, struct policy_verdict *v);
 
+/* Reading OBJ (OP_NAME: "open", "opendir", "readlink", "lookup" in it...),
+ * judged only where [deny] names something; FLAGS as for the audit line. */
+int judge_read(struct fs *fs, fuse_req_t req, const char *op_name, struct policy_id obj, unsigned long flags);
+
 /* Audits a refusal and returns -EACCES. */
 int judge_refuse(struct fs *fs, fuse_req_t req, const char *op_name, const struct policy_verdict *v,
                  unsigned long flags);

@@ -117,6 +117,7 @@ int fs_new(int rootfd, const struct fs_options *opt, struct git_model *model, st
 	fs->audit = audit;
 	fs->timeout = timeout_for(opt->cache);
 	fs->as_caller = geteuid() == 0;
+	fs->judges_reads = git_model_denies(model);
 	pthread_mutex_init(&fs->rewritten_lock, NULL);
 	if (fs->as_caller) {
 		int r = caller_init();

@@ -335,8 +335,11 @@ static void dir_handle_freep(struct dir_handle **d)
 	dir_handle_free(*d);
 }
 
-static int do_opendir(struct fs *fs, struct inode *i, struct fuse_file_info *fi)
+static int do_opendir(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi)
 {
+	int r = judge_read(fs, req, "opendir", fs_policy_id(i), 0);
+	if (r < 0)
+		return r;
 	_cleanup_free_ struct dir_handle *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -373,7 +376,7 @@ static int do_opendir_held(struct fs *fs, fuse_req_t req, struct inode *i, struc
 
 	int r = fs_claim_open(fs, req, &c);
 	if (r >= 0)
-		r = do_opendir(fs, i, fi);
+		r = do_opendir(fs, req, i, fi);
 	if (r >= 0)
 		fd_share_bind(&c, dirfd(dir_handle_of(fi)->dp));
 	return r;
@@ -470,8 +473,8 @@ static int fill_dir(struct fs *fs, fuse_req_t req, struct inode *dir, struct dir
 
 /* The handle of FI, or one opened for this request (none was: see
  * opendir_unsupported()), which *OWNED then holds. */
-static int dir_handle_for(struct fs *fs, struct inode *i, struct fuse_file_info *fi, struct dir_handle **owned,
-                          struct dir_handle **out)
+static int dir_handle_for(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_file_info *fi,
+                          struct dir_handle **owned, struct dir_handle **out)
 {
 	struct fuse_file_info mine = {0};
 	int r;
@@ -480,7 +483,7 @@ static int dir_handle_for(struct fs *fs, struct inode *i, struct fuse_file_info 
 		*out = dir_handle_of(fi);
 		return 0;
 	}
-	r = do_opendir(fs, i, &mine);
+	r = do_opendir(fs, req, i, &mine);
 	if (r < 0)
 		return r;
 	*owned = *out = dir_handle_of(&mine);
@@ -494,7 +497,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset
 	struct dir_handle *d;
 	_cleanup_free_ char *buf = malloc(size);
 
-	int r = buf ? dir_handle_for(fs, fs_inode(fs, ino), fi, &owned, &d) : -ENOMEM;
+	int r = buf ? dir_handle_for(fs, req, fs_inode(fs, ino), fi, &owned, &d) : -ENOMEM;
 	if (r < 0) {
 		fs_reply_err(req, r);
 		return;
@@ -533,7 +536,7 @@ static void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fus
 	_cleanup_(dir_handle_freep) struct dir_handle *owned = NULL;
 	struct dir_handle *d;
 
-	int r = dir_handle_for(fs, fs_inode(fs, ino), fi, &owned, &d);
+	int r = dir_handle_for(fs, req, fs_inode(fs, ino), fi, &owned, &d);
 	if (r >= 0)
 		r = (datasync ? fdatasync(dirfd(d->dp)) : fsync(dirfd(d->dp))) < 0 ? negative_errno() : 0;
 	fs_reply_err(req, r);

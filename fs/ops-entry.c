@@ -19,9 +19,13 @@
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
+	struct inode *dir = fs_inode(fs, parent);
 	struct fuse_entry_param e;
 
-	int r = fs_lookup_entry(fs, fs_inode(fs, parent), name, &e);
+	/* Nothing in a denied folder is reached, whatever its name. */
+	int r = judge_read(fs, req, "lookup", fs_policy_id(dir), 0);
+	if (r >= 0)
+		r = fs_lookup_entry(fs, dir, name, &e);
 	if (r == -ENOENT && fs->timeout > 0) {
 		/* A negative entry: git asks for many names that do not exist. */
 		memset(&e, 0, sizeof(e));
@@ -271,11 +275,13 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int va
 
 /* ---- The rest --------------------------------------------------------------- */
 
-static int do_readlink(struct fs *fs, struct inode *i, char *buf, size_t size)
+static int do_readlink(struct fs *fs, fuse_req_t req, struct inode *i, char *buf, size_t size)
 {
 	_cleanup_ifd_ struct ifd f = {0};
 
-	int r = inode_fd_acquire(fs->table, i, &f);
+	int r = judge_read(fs, req, "readlink", fs_policy_id(i), 0);
+	if (r >= 0)
+		r = inode_fd_acquire(fs->table, i, &f);
 	if (r < 0)
 		return r;
 	ssize_t len = readlinkat(f.fd, "", buf, size - 1);
@@ -292,7 +298,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	struct fs *fs = fs_of(req);
 	char buf[PATH_MAX + 1];
 
-	int r = do_readlink(fs, fs_inode(fs, ino), buf, sizeof(buf));
+	int r = do_readlink(fs, req, fs_inode(fs, ino), buf, sizeof(buf));
 	if (r < 0)
 		fs_reply_err(req, r);
 	else

@@ -267,6 +267,8 @@ static int do_open(struct fs *fs, fuse_req_t req, struct inode *i, struct fuse_f
 	_cleanup_claim_ struct fd_claim c = {0};
 
 	int r = fs_claim_open(fs, req, &c);
+	if (r >= 0)
+		r = judge_read(fs, req, "open", fs_policy_id(i), (unsigned long)fi->flags);
 	if (r < 0)
 		return r;
 	if (wants_write(fi->flags)) {
@@ -312,9 +314,12 @@ static int open_existing(struct fs *fs, fuse_req_t req, int dirfd, const char *n
 	 * device is never opened by the daemon on a caller's behalf. */
 	if (!S_ISREG(st->st_mode))
 		return S_ISDIR(st->st_mode) ? -EISDIR : -EEXIST;
+	int r = judge_read(fs, req, "open", stat_policy_id(st), (unsigned long)flags);
+	if (r < 0)
+		return r;
 	if (wants_write(flags)) {
 		_cleanup_snapshot_ const struct policy_snapshot *s = judge_acquire(fs);
-		int r = judge_object(fs, req, s, POLICY_OP_WRITE, stat_policy_id(st), (unsigned long)flags);
+		r = judge_object(fs, req, s, POLICY_OP_WRITE, stat_policy_id(st), (unsigned long)flags);
 		if (r < 0)
 			return r;
 	}

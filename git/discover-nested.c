@@ -8,7 +8,9 @@
  * bounded (NESTED_MAX_ENTRIES entries, NESTED_MAX_DEPTH levels); past either
  * the mount refuses with the reason, since a repository past the bound would
  * be left unprotected. Later builds revisit the repositories found then (the
- * model's known checkouts); one made during the mount is the settler's. */
+ * model's known checkouts); one made during the mount is the settler's.
+ * The same walk finds what bears a name [deny] lists, or lies in a folder
+ * that does (git/model-deny.c). */
 #include "config.h"
 
 #include <dirent.h>
@@ -36,7 +38,9 @@ struct nested_walk {
 	size_t n;
 };
 
-static int walk(struct nested_walk *w, int fd, const char *path, unsigned depth);
+/* BY: the index of the denied name ([deny]) the folder bears or lies under,
+ * or -1. */
+static int walk(struct nested_walk *w, int fd, const char *path, unsigned depth, int by);
 
 static int add_found(struct nested_walk *w, const char *path)
 {
@@ -58,17 +62,35 @@ static bool is_folder(int dirfd, const struct dirent *de)
 	return fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int walk_entry(struct nested_walk *w, int dirfd, const struct dirent *de, const char *path, unsigned depth)
+/* Records the entry of a denied name, or in a folder of one, by identity. */
+static int note_denied(struct nested_walk *w, int dirfd, const char *name, const char *path, int by)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return model_fail(w->mb, negative_errno(), "cannot look at '%s', which [deny] names: %m", path);
+	return model_deny_found(w->mb->deny, model_id(&st), path, by);
+}
+
+static int walk_entry(struct nested_walk *w, int dirfd, const struct dirent *de, const char *path, unsigned depth,
+                      int by)
 {
 	_cleanup_free_ char *child = NULL;
-	int fd;
+	int fd, r;
 
+	if (by < 0)
+		by = model_deny_index(w->mb->deny, de->d_name);
+	if (by >= 0) {
+		child = model_path_join(path, de->d_name);
+		r = child ? note_denied(w, dirfd, de->d_name, child, by) : -ENOMEM;
+		if (r < 0)
+			return r;
+	}
 	if (strcmp(de->d_name, ".git") == 0)
 		return *path ? add_found(w, path) : 0; /* the root's is model_protect_git()'s */
 	if (!is_folder(dirfd, de))
 		return 0;
-	child = model_path_join(path, de->d_name);
-	if (!child)
+	if (!child && !(child = model_path_join(path, de->d_name)))
 		return -ENOMEM;
 	if (depth + 1 > NESTED_MAX_DEPTH)
 		return model_fail(w->mb, -E2BIG,
@@ -80,11 +102,11 @@ static int walk_entry(struct nested_walk *w, int dirfd, const struct dirent *de,
 		                  "cannot look into '%s' for nested repositories: %m; give the daemon's user its "
 		                  "access back (chmod u+rwx '%s') and start again",
 		                  child, child);
-	return walk(w, fd, child, depth + 1);
+	return walk(w, fd, child, depth + 1, by);
 }
 
 /* Lists the folder FD (closed here). */
-static int walk(struct nested_walk *w, int fd, const char *path, unsigned depth)
+static int walk(struct nested_walk *w, int fd, const char *path, unsigned depth, int by)
 {
 	_cleanup_(closedirp) DIR *dir = fdopendir(fd);
 	struct dirent *de;
@@ -103,7 +125,7 @@ static int walk(struct nested_walk *w, int fd, const char *path, unsigned depth)
 			                  "the tree holds more than %d entries, more than oz0fs looks through for "
 			                  "nested repositories",
 			                  NESTED_MAX_ENTRIES);
-		r = walk_entry(w, dirfd(dir), de, path, depth);
+		r = walk_entry(w, dirfd(dir), de, path, depth, by);
 		if (r < 0)
 			return r;
 	}
@@ -114,7 +136,7 @@ int model_protect_nested(struct model_build *mb)
 {
 	struct nested_walk w = {.mb = mb};
 	int fd = openat(mb->rootfd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
-	int r = fd < 0 ? model_fail(mb, negative_errno(), "cannot list the tree: %m") : walk(&w, fd, "", 0);
+	int r = fd < 0 ? model_fail(mb, negative_errno(), "cannot list the tree: %m") : walk(&w, fd, "", 0, -1);
 
 	for (size_t i = 0; r >= 0 && i < w.n; i++)
 		r = model_protect_checkout(mb, w.found[i], 0);

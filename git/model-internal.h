@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "git/index.h"
+#include "policy/conf.h"
 #include "policy/policy.h"
 
 /* Past these a protected folder refuses the mount: every entry costs a stat
@@ -57,6 +58,30 @@ struct model_found {
 
 void model_found_done(struct model_found *f);
 
+/* The names [deny] lists and what the walk at start found under them
+ * (git/model-deny.c). */
+struct model_deny {
+	char **names, **reasons; /* reasons[i]: why names[i] is refused */
+	size_t n_names;
+	struct model_denied {
+		struct policy_id id;
+		char *path; /* tree-relative */
+		int by;     /* the index of the denied name it bears or lies under */
+	} *found;
+	size_t n_found;
+};
+
+/* Copies CFG's [deny] names (none without CFG). Returns 0 or -ENOMEM; D is
+ * to be done either way. */
+int model_deny_init(struct model_deny *d, const struct policy_config *cfg);
+void model_deny_done(struct model_deny *d);
+/* The index of NAME among the denied names, or -1. */
+int model_deny_index(const struct model_deny *d, const char *name);
+/* Records the object ID at PATH, which bears or lies under names[BY]. */
+int model_deny_found(struct model_deny *d, struct policy_id id, const char *path, int by);
+/* The names, and every object found, into B. */
+int model_deny_publish(const struct model_deny *d, struct policy_builder *b);
+
 /* One build of a snapshot. */
 struct model_build {
 	struct policy_builder *b;
@@ -77,6 +102,7 @@ struct model_build {
 	size_t served; /* work trees read, bounded by DISCOVER_MAX_GIT_DIRS */
 	struct model_checkouts checkouts; /* visited in this build */
 	struct model_found *found; /* the first build's record, NULL afterwards */
+	struct model_deny *deny;   /* the walk at start records what it finds here */
 };
 
 /* Records the first refusal (a one-line message) and returns ERROR. */

@@ -45,6 +45,7 @@ struct git_model {
 	struct model_checkouts known_checkouts; /* submodule checkouts then, immutable */
 	struct model_target *targets;  /* immutable after git_model_new */
 	size_t n_targets;
+	struct model_deny deny;        /* filled by the first build, immutable after */
 	struct policy_holder *holder;  /* thread-safe itself */
 	struct model_live *live;       /* what the mount makes; thread-safe itself */
 	pthread_mutex_t rebuild_lock;  /* one rebuild+publish at a time, so an older build never wins */
@@ -108,7 +109,7 @@ static int build_all(const struct git_model *m, struct model_build *mb)
 
 	for (size_t i = 0; r >= 0 && i < m->n_targets; i++)
 		r = model_protect_path(mb, m->targets[i].path, m->targets[i].reason);
-	return r;
+	return r >= 0 ? model_deny_publish(mb->deny, mb->b) : r;
 }
 
 static int start_live(struct git_model *m, struct model_found *found)
@@ -140,6 +141,7 @@ static int model_build(struct git_model *m, struct policy_snapshot **out, char *
 		.known = first ? NULL : &m->known,
 		.known_states = first ? NULL : &m->known_states,
 		.found = found,
+		.deny = &m->deny,
 	};
 	int r;
 
@@ -208,6 +210,8 @@ int git_model_new(int rootfd, const char *seen_as, const struct policy_config *c
 	}
 	r = collect_targets(m, cfg);
 	if (r >= 0)
+		r = model_deny_init(&m->deny, cfg);
+	if (r >= 0)
 		r = tree_path(rootfd, &m->tree, errmsg);
 	if (r >= 0)
 		m->home = home_path();
@@ -243,6 +247,7 @@ void git_model_free(struct git_model *m)
 		free(m->targets[i].reason);
 	}
 	free(m->targets);
+	model_deny_done(&m->deny);
 	free(m->tree);
 	free(m->seen_as);
 	free(m->home);
@@ -256,6 +261,11 @@ void git_model_free(struct git_model *m)
 struct policy_holder *git_model_holder(struct git_model *m)
 {
 	return m->holder;
+}
+
+bool git_model_denies(const struct git_model *m)
+{
+	return m->deny.n_names > 0;
 }
 
 /* The static model is small, so a change anywhere rebuilds all of it: the

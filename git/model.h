@@ -44,6 +44,8 @@ int git_model_new(int rootfd, const char *seen_as, const struct policy_config *c
 void git_model_free(struct git_model *m);
 
 struct policy_holder *git_model_holder(struct git_model *m);
+/* Whether [deny] names anything: reads are then judged too. */
+bool git_model_denies(const struct git_model *m);
 
 /* A rename would replace a POLICY_REWRITABLE file (a Git configuration)
  * holding OLD with NEW. Returns 1 when the change is harmless (it runs and

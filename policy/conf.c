@@ -342,8 +342,8 @@ static int list_add(struct config_parser *p, char ***list, size_t *n, char *path
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*list)[i], owned) == 0)
 			return 0;
-	if (p->cfg->n_protect + p->cfg->n_unprotect + p->cfg->n_deny_paths + p->cfg->n_command_deny +
-	            p->cfg->n_command_allow >=
+	if (p->cfg->n_protect + p->cfg->n_unprotect + p->cfg->n_deny_paths + p->cfg->n_deny_names +
+	            p->cfg->n_command_deny + p->cfg->n_command_allow >=
 	    CONFIG_MAX_PATHS) {
 		parser_fail(p, -E2BIG, "more than %d paths and command names", CONFIG_MAX_PATHS);
 		return p->error;
@@ -417,6 +417,33 @@ static int parse_deny_path(struct config_parser *p, const char *value)
 		return p->error;
 	}
 	return list_add(p, &p->cfg->deny_paths, &p->cfg->n_deny_paths, path);
+}
+
+/* A [deny] name, refused anywhere in the mounted tree: one entry name, as
+ * the file system spells it. .git is git's own: the mount protects what in
+ * it runs code, and denying it would stop git itself. */
+static int parse_deny_name(struct config_parser *p, const char *value)
+{
+	char *name;
+
+	if (value[0] == '\0' || strchr(value, '/') || strcmp(value, ".") == 0 || strcmp(value, "..") == 0) {
+		parser_fail(p, -EINVAL, "'%s' is not the name of one file or folder", value);
+		return p->error;
+	}
+	if (strlen(value) > NAME_MAX) {
+		parser_fail(p, -ENAMETOOLONG, "name longer than %d bytes", NAME_MAX);
+		return p->error;
+	}
+	if (strcmp(value, ".git") == 0) {
+		parser_fail(p, -EINVAL, "'.git' cannot be denied: git needs it, and the mount protects what in it runs code");
+		return p->error;
+	}
+	name = strdup(value);
+	if (!name) {
+		parser_fail(p, -ENOMEM, "out of memory");
+		return p->error;
+	}
+	return list_add(p, &p->cfg->deny_names, &p->cfg->n_deny_names, name);
 }
 
 static int parse_audit_file(struct config_parser *p, const char *value)
@@ -573,6 +600,7 @@ static const struct config_key {
 	{ "protect", "path", parse_protect_path },
 	{ "unprotect", "path", parse_unprotect_path },
 	{ "deny", "path", parse_deny_path },
+	{ "deny", "name", parse_deny_name },
 	{ "audit", "file", parse_audit_file },
 	{ "audit", "syslog", parse_audit_syslog },
 	{ "commands", "deny", parse_command_deny },
@@ -756,6 +784,7 @@ void policy_config_free(struct policy_config *c)
 	free_list(c->protect, c->n_protect);
 	free_list(c->unprotect, c->n_unprotect);
 	free_list(c->deny_paths, c->n_deny_paths);
+	free_list(c->deny_names, c->n_deny_names);
 	free_list(c->command_deny, c->n_command_deny);
 	free_list(c->command_allow, c->n_command_allow);
 	free(c->audit_file);

@@ -7,6 +7,7 @@
  *   path = .envrc
  *   [deny]               ; roots oz0fs --check-path refuses to reads and writes (seed 004's denied_root)
  *   path = /srv/keys     ; absolute, or in the home of whoever asks: ~/.aws
+ *   name = .env.agent    ; refused anywhere in the mounted tree, to reads too (seed 004 layer B); none by default
  *   [audit]
  *   file = /var/log/oz0fs/audit.log
  *   syslog = yes|no
@@ -37,6 +38,8 @@ struct policy_config {
 	size_t n_unprotect;
 	char **deny_paths;   /* "/a/b", "~" or "~/a/b": no '.', '..' or empty components */
 	size_t n_deny_paths;
+	char **deny_names;   /* entry names: no '/', not '.', '..', '.git' or empty */
+	size_t n_deny_names;
 	char *audit_file;    /* NULL when unset */
 	bool audit_syslog;   /* also send refusals to syslog */
 	char **command_deny; /* bare command names: no '/', blank or control byte */

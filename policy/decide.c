@@ -60,6 +60,8 @@ int policy_check_object(const struct policy_snapshot *s, enum policy_op op, stru
 	o = policy_find_object(s, obj);
 	if (!o)
 		return 0;
+	if (o->flags & POLICY_DENIED)
+		return deny(v, POLICY_RULE_DENIED, o->reason, o->path, NULL);
 	if (o->flags & POLICY_CONTENT)
 		return deny(v, POLICY_RULE_PROTECTED, o->reason, o->path, NULL);
 	/* An anchor's mode or owner decides who may reach what it holds. */
@@ -68,14 +70,25 @@ int policy_check_object(const struct policy_snapshot *s, enum policy_op op, stru
 	return 0;
 }
 
+/* A frozen folder, and a denied one, take no new entry and lose none. */
 static int check_not_frozen(const struct policy_snapshot *s, struct policy_id parent, const char *name,
 			    struct policy_verdict *v)
 {
 	const struct policy_object *p = policy_find_object(s, parent);
 
+	if (p && (p->flags & POLICY_DENIED))
+		return deny(v, POLICY_RULE_DENIED, p->reason, p->path, name);
 	if (p && (p->flags & POLICY_FROZEN))
 		return deny(v, POLICY_RULE_FROZEN, p->reason, p->path, name);
 	return 0;
+}
+
+/* A denied name may come into existence nowhere, by no means. */
+static int check_name_allowed(const struct policy_snapshot *s, const char *name, struct policy_verdict *v)
+{
+	const char *reason = policy_lookup_denied_name(s, name);
+
+	return reason ? deny(v, POLICY_RULE_DENIED, reason, name, name) : 0;
 }
 
 int policy_check_add(const struct policy_snapshot *s, enum policy_op op, struct policy_id parent, const char *name,
@@ -87,6 +100,8 @@ int policy_check_add(const struct policy_snapshot *s, enum policy_op op, struct 
 	if (!s)
 		return deny_fail_closed(v, name);
 	r = check_not_frozen(s, parent, name, v);
+	if (r >= 0)
+		r = check_name_allowed(s, name, v);
 	if (r < 0)
 		return r;
 	m = policy_find_name(s->missing, &s->missing_index, parent, name);
@@ -109,6 +124,8 @@ int policy_check_link(const struct policy_snapshot *s, struct policy_id obj, str
 	/* A second name for a protected inode would be a way to reach it that
 	 * the model does not list. */
 	o = policy_find_object(s, obj);
+	if (o && (o->flags & POLICY_DENIED))
+		return deny(v, POLICY_RULE_DENIED, o->reason, o->path, newname);
 	if (o && (o->flags & (POLICY_CONTENT | POLICY_ANCHOR)))
 		return deny(v, POLICY_RULE_PROTECTED, o->reason, o->path, newname);
 	return policy_check_add(s, POLICY_OP_LINK, newparent, newname, v);
@@ -123,6 +140,8 @@ static int check_removable(const struct policy_snapshot *s, struct policy_id par
 	if (r < 0)
 		return r;
 	o = policy_find_object(s, child);
+	if (o && (o->flags & POLICY_DENIED))
+		return deny(v, POLICY_RULE_DENIED, o->reason, o->path, name);
 	if (o && (o->flags & POLICY_CONTENT))
 		return deny(v, POLICY_RULE_PROTECTED, o->reason, o->path, name);
 	if (o && (o->flags & POLICY_ANCHOR))
@@ -174,13 +193,33 @@ int policy_check_rename(const struct policy_snapshot *s, struct policy_id oldpar
 		/* Both objects move: each side is a removal from its place. */
 		if (!newobj)
 			return 0; /* the kernel answers ENOENT */
-		return check_removable(s, newparent, newname, *newobj, v);
+		r = check_removable(s, newparent, newname, *newobj, v);
+		if (r >= 0)
+			r = check_name_allowed(s, newname, v);
+		return r >= 0 ? check_name_allowed(s, oldname, v) : r;
 	}
+	r = check_name_allowed(s, newname, v);
+	if (r < 0)
+		return r;
 	if (newobj && (flags & RENAME_NOREPLACE))
 		return 0; /* the kernel answers EEXIST, as on ext4 */
 	if (newobj)
 		return check_replace(s, newparent, newname, *newobj, v);
 	return policy_check_add(s, POLICY_OP_RENAME, newparent, newname, v);
+}
+
+int policy_check_read(const struct policy_snapshot *s, struct policy_id obj, struct policy_verdict *v)
+{
+	const struct policy_object *o;
+
+	if (!s)
+		return deny_fail_closed(v, NULL);
+	if (!policy_snapshot_denies(s))
+		return 0;
+	o = policy_find_object(s, obj);
+	if (o && (o->flags & POLICY_DENIED))
+		return deny(v, POLICY_RULE_DENIED, o->reason, o->path, NULL);
+	return 0;
 }
 
 bool policy_watched(const struct policy_snapshot *s, struct policy_id parent, const char *name)

@@ -38,6 +38,9 @@ enum policy_flag {
 	 * judges them harmless (git_model_may_rewrite); the bytes are written
 	 * into this object, so its identity and protection stay. */
 	POLICY_REWRITABLE = 1u << 3,
+	/* Neither read nor changed, renamed or removed, and nothing below it
+	 * reached: an object of a name [deny] lists (seed 004 layer B). */
+	POLICY_DENIED = 1u << 4,
 };
 
 enum policy_missing_flag {
@@ -77,6 +80,7 @@ enum policy_op {
 #define POLICY_RULE_ANCHOR "anchor"             /* a directory on the way to a protected object */
 #define POLICY_RULE_MISSING "protected-name"    /* a protected name that does not exist */
 #define POLICY_RULE_FAIL_CLOSED "fail-closed"   /* the judge could not decide */
+#define POLICY_RULE_DENIED "denied-name"        /* a name [deny] lists, or what lies in it */
 
 struct policy_verdict {
 	const char *rule;   /* one of POLICY_RULE_* */
@@ -108,6 +112,9 @@ int policy_builder_protect(struct policy_builder *b, struct policy_id id, unsign
 /* Protects a name that does not exist in the directory PARENT. */
 int policy_builder_protect_missing(struct policy_builder *b, struct policy_id parent, const char *name,
 				   unsigned missing_flags, const char *path, const char *reason);
+/* Refuses NAME as a new entry anywhere, and everything POLICY_DENIED, to
+ * reads too (policy_check_read). */
+int policy_builder_deny_name(struct policy_builder *b, const char *name, const char *reason);
 /* Asks to be told (policy_watched) when an operation changes this entry. */
 int policy_builder_watch(struct policy_builder *b, struct policy_id parent, const char *name);
 
@@ -116,6 +123,10 @@ struct policy_snapshot *policy_builder_finish(struct policy_builder *b);
 
 size_t policy_snapshot_objects(const struct policy_snapshot *s);
 size_t policy_snapshot_missing(const struct policy_snapshot *s);
+/* Whether the snapshot denies any name: when not, reads need no question. */
+bool policy_snapshot_denies(const struct policy_snapshot *s);
+/* The reason NAME is a denied name, or NULL. */
+const char *policy_lookup_denied_name(const struct policy_snapshot *s, const char *name);
 
 /* Looks an object up; returns its flags (0 when unprotected) and, if wanted,
  * its path and reason. */
@@ -172,6 +183,10 @@ int policy_check_remove(const struct policy_snapshot *s, enum policy_op op, stru
 int policy_check_rename(const struct policy_snapshot *s, struct policy_id oldparent, const char *oldname,
 			struct policy_id oldobj, struct policy_id newparent, const char *newname,
 			const struct policy_id *newobj, unsigned flags, struct policy_verdict *v);
+
+/* Reading the object OBJ (an open, a listing, a link's target, an xattr),
+ * or looking a name up in it: refused for a POLICY_DENIED one. */
+int policy_check_read(const struct policy_snapshot *s, struct policy_id obj, struct policy_verdict *v);
 
 /* True when the model asked to hear of changes to this entry. */
 bool policy_watched(const struct policy_snapshot *s, struct policy_id parent, const char *name);

@@ -42,7 +42,13 @@ struct policy_snapshot {
 	struct policy_name *watched;
 	size_t n_watched;
 	struct policy_index watched_index;
+	struct policy_name *denied; /* names refused anywhere: parent is {0, 0} */
+	size_t n_denied;
+	struct policy_index denied_index;
 };
+
+/* The parent the denied names are indexed under: they hold in every folder. */
+#define POLICY_ANY_FOLDER ((struct policy_id){0, 0})
 
 const struct policy_object *policy_find_object(const struct policy_snapshot *s, struct policy_id id);
 const struct policy_name *policy_find_name(const struct policy_name *names, const struct policy_index *index,

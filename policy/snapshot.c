@@ -26,6 +26,7 @@ struct policy_builder {
 	struct entry_array objects;  /* struct policy_object */
 	struct entry_array missing;  /* struct policy_name */
 	struct entry_array watched;  /* struct policy_name */
+	struct entry_array denied;   /* struct policy_name */
 	bool failed;                 /* an allocation failed: finish() refuses */
 };
 
@@ -55,6 +56,7 @@ struct policy_builder *policy_builder_new(void)
 	b->objects.size = sizeof(struct policy_object);
 	b->missing.size = sizeof(struct policy_name);
 	b->watched.size = sizeof(struct policy_name);
+	b->denied.size = sizeof(struct policy_name);
 	return b;
 }
 
@@ -84,6 +86,7 @@ void policy_builder_free(struct policy_builder *b)
 	free_objects(b->objects.items, b->objects.n);
 	free_names(b->missing.items, b->missing.n);
 	free_names(b->watched.items, b->watched.n);
+	free_names(b->denied.items, b->denied.n);
 	free(b);
 }
 
@@ -141,6 +144,11 @@ int policy_builder_protect_missing(struct policy_builder *b, struct policy_id pa
 int policy_builder_watch(struct policy_builder *b, struct policy_id parent, const char *name)
 {
 	return push_name(b, &b->watched, parent, name, 0, NULL, NULL);
+}
+
+int policy_builder_deny_name(struct policy_builder *b, const char *name, const char *reason)
+{
+	return push_name(b, &b->denied, POLICY_ANY_FOLDER, name, 0, name, reason);
 }
 
 /* ---- Hashing and probing ------------------------------------------------ */
@@ -271,9 +279,11 @@ void policy_snapshot_free(struct policy_snapshot *s)
 	free_objects(s->objects, s->n_objects);
 	free_names(s->missing, s->n_missing);
 	free_names(s->watched, s->n_watched);
+	free_names(s->denied, s->n_denied);
 	free(s->object_index.slots);
 	free(s->missing_index.slots);
 	free(s->watched_index.slots);
+	free(s->denied_index.slots);
 	free(s);
 }
 
@@ -295,12 +305,15 @@ struct policy_snapshot *policy_builder_finish(struct policy_builder *b)
 	s->n_missing = b->missing.n;
 	s->watched = TAKE_PTR(b->watched.items);
 	s->n_watched = b->watched.n;
+	s->denied = TAKE_PTR(b->denied.items);
+	s->n_denied = b->denied.n;
 	free(b);
 
 	/* The index_* functions fail only while allocating, before they merge
 	 * or move an entry, so freeing the snapshot frees each string once. */
 	if (index_objects(s) < 0 || index_names(s->missing, &s->n_missing, &s->missing_index) < 0 ||
-	    index_names(s->watched, &s->n_watched, &s->watched_index) < 0) {
+	    index_names(s->watched, &s->n_watched, &s->watched_index) < 0 ||
+	    index_names(s->denied, &s->n_denied, &s->denied_index) < 0) {
 		policy_snapshot_free(s);
 		return NULL;
 	}
@@ -315,6 +328,21 @@ size_t policy_snapshot_objects(const struct policy_snapshot *s)
 size_t policy_snapshot_missing(const struct policy_snapshot *s)
 {
 	return s ? s->n_missing : 0;
+}
+
+bool policy_snapshot_denies(const struct policy_snapshot *s)
+{
+	return s && s->n_denied > 0;
+}
+
+const char *policy_lookup_denied_name(const struct policy_snapshot *s, const char *name)
+{
+	const struct policy_name *d;
+
+	if (!policy_snapshot_denies(s))
+		return NULL;
+	d = policy_find_name(s->denied, &s->denied_index, POLICY_ANY_FOLDER, name);
+	return d ? d->reason : NULL;
 }
 
 unsigned policy_lookup(const struct policy_snapshot *s, struct policy_id id, const char **path, const char **reason)

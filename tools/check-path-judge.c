@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/explain-resolve.h"
 #include "tools/check-path-judge.h"
 #include "tools/check-path-model.h"
-#include "tools/explain-resolve.h"
 
 static int refuse(struct path_verdict *v, const char *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(struct path_verdict *v, const char *rule, const char *fmt, ...)
@@ -41,6 +41,27 @@ static int check_roots(const struct path_check *c, const char *form, bool fold, 
 	r = refuse(v, d->rule, "%s lies under %s (%s)%s: %s", form, d->shown, matched,
 	           fold ? ", the volume ignoring case" : "", d->why);
 	return r < 0 ? r : 1;
+}
+
+/* A [deny] name as a component of FORM: 1 when one is (V filled), 0 when not. */
+static int check_names(const struct path_check *c, const char *form, bool fold, struct path_verdict *v)
+{
+	for (const char *p = form; *p;) {
+		size_t len = strcspn(p, "/");
+
+		for (size_t i = 0; len && i < c->n_deny_names; i++) {
+			const char *name = c->deny_names[i];
+
+			if (strlen(name) != len || (fold ? strncasecmp(p, name, len) : strncmp(p, name, len)) != 0)
+				continue;
+			int r = refuse(v, CHECK_RULE_DENIED_NAME, "%s holds '%s'%s, a name [deny] refuses anywhere", form,
+			               name, fold ? " (the volume ignoring case)" : "");
+			return r < 0 ? r : 1;
+		}
+		p += len;
+		p += *p == '/';
+	}
+	return 0;
 }
 
 static char *lower(const char *s)
@@ -109,6 +130,8 @@ int path_check(const struct path_check *c, const char *path, struct path_verdict
 	/* the roots first, in every spelling: they hold for reads and writes */
 	for (size_t i = 0; r == 0 && i < v->forms.n; i++)
 		r = check_roots(c, v->forms.form[i], v->forms.folds_case[i], v);
+	for (size_t i = 0; r == 0 && i < v->forms.n; i++)
+		r = check_names(c, v->forms.form[i], v->forms.folds_case[i], v);
 	for (size_t i = 0; r == 0 && c->write && i < v->forms.n; i++)
 		r = check_model(c, v->forms.form[i], v->forms.folds_case[i], v);
 	return r < 0 ? r : 0;

@@ -11,12 +11,15 @@
 #include "tools/tree-model.h"
 
 #define CHECK_RULE_FAIL_CLOSED "fail-closed"
+#define CHECK_RULE_DENIED_NAME "denied-name"
 
 struct path_check {
 	bool write;
 	const char *home;          /* "~" expands to it; NULL: none */
 	const char *cwd;           /* relative paths start there; NULL: unknown */
 	const struct denied_roots *roots;
+	char *const *deny_names;   /* [deny] names: refused anywhere in the path, as the mount refuses them */
+	size_t n_deny_names;
 	char *const *tree_forms;   /* the tree, absolute: plain, then real */
 	size_t n_tree;
 	const struct tree_model *tm; /* for writes; NULL with MODEL_ERROR when it could not be built */

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "policy/explain-judge.h"
 #include "tools/check-path-forms.h"
 #include "tools/check-path-model.h"
-#include "tools/explain-judge.h"
 
 /* The question the mount would be asked first for a write of T. */
 static const char *write_op(const struct explain_target *t)

@@ -1,6 +1,6 @@
 /* A write judged by the tree's model, as the mount would judge it: the
  * answers of the same policy_check_* calls that oz0fs --explain shows
- * (tools/explain-judge.h), for what a harness's write of the path does. */
+ * (policy/explain-judge.h), for what a harness's write of the path does. */
 #pragma once
 
 #include "tools/tree-model.h"

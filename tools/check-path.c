@@ -175,6 +175,8 @@ static int prepare(struct run *r, struct path_check *c)
 	c->no_roots = r->n_homes ? NULL : "no home to place the denied roots in (HOME is unset or not absolute, and the "
 	                                  "user database has none)";
 	c->roots = &r->roots;
+	c->deny_names = r->cfg ? r->cfg->deny_names : NULL;
+	c->n_deny_names = r->cfg ? r->cfg->n_deny_names : 0;
 	c->tree_forms = r->tree;
 	c->n_tree = r->n_tree;
 	c->write = !r->o.read;

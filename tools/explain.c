@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "tools/explain-judge.h"
+#include "policy/explain-judge.h"
+#include "policy/explain-text.h"
 #include "tools/explain.h"
 #include "tools/json.h"
 #include "tools/tool-args.h"
@@ -19,64 +20,16 @@ static const char usage[] =
 
 /* ---- Output ------------------------------------------------------------------ */
 
-static const char *type_of(const struct explain_target *t)
+/* The text form: the words the mount's user.oz0fs.why gives too. */
+static int print_text(const struct explanation *e, const struct explain_target *t, const char *asked)
 {
-	if (!t->exists)
-		return "missing";
-	switch (t->st.st_mode & S_IFMT) {
-	case S_IFREG:
-		return "file";
-	case S_IFDIR:
-		return "folder";
-	case S_IFLNK:
-		return "symbolic link";
-	case S_IFIFO:
-		return "FIFO";
-	case S_IFSOCK:
-		return "socket";
-	default:
-		return "device";
-	}
-}
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r = explain_text(e, t, asked, &text, &len);
 
-static void print_answer_text(const struct explanation *e, const struct op_answer *a)
-{
-	if (a->r == 0) {
-		printf("  %s: allowed\n", a->op);
-		return;
-	}
-	printf("  %s: refused%s (%s %s)\n", a->op,
-	       a->r != POLICY_IF_IDENTICAL ? ""
-	       : e->rewritable             ? " unless the new bytes are identical or a harmless configuration change"
-	                                   : " unless the new bytes are identical",
-	       a->v.rule, a->v.path);
-}
-
-static void print_text(const struct explanation *e, const struct explain_target *t, const char *asked)
-{
-	bool link_on_way = t->exists && S_ISLNK(t->st.st_mode) && t->rest;
-
-	printf("%s: ", asked);
-	if (link_on_way)
-		printf("%s on the way is a symbolic link, explained itself (the mount judges no path through a "
-		       "link: what it names is judged by its own identity); ",
-		       t->path);
-	else if (t->rest)
-		printf("%s on the way does not exist; ", t->path);
-	if (!e->rule)
-		printf("not protected\n");
-	else
-		printf("%s (rule %s%s%s): %s\n",
-		       strcmp(e->rule, POLICY_RULE_MISSING) == 0 ? "protected name" : "protected", e->rule,
-		       e->frozen_in ? ", frozen-dir " : "", e->frozen_in ? e->frozen_in : "", e->reason);
-	printf("  type: %s\n", type_of(t));
-	if (e->missing_flags & POLICY_MISSING_MKDIR_OK)
-		printf("  only an empty folder made by mkdir may take this name; the model then protects what lies in "
-		       "it\n");
-	for (size_t i = 0; i < e->n_chain; i++)
-		printf("  because: %s (%s): %s\n", e->chain[i].path, e->chain[i].rule, e->chain[i].reason);
-	for (size_t i = 0; i < e->n_ops; i++)
-		print_answer_text(e, &e->ops[i]);
+	if (r >= 0)
+		fwrite(text, 1, len, stdout);
+	return r;
 }
 
 static void json_field(const char *key, const char *value, bool first)
@@ -92,7 +45,7 @@ static void print_json(const struct explanation *e, const struct explain_target 
 	putchar('{');
 	json_field("asked", asked, true);
 	json_field("path", t->path, false);
-	json_field("type", type_of(t), false);
+	json_field("type", explain_type(t), false);
 	printf(",\"exists\":%s,\"link_on_the_way\":%s,\"protected\":%s", t->exists ? "true" : "false",
 	       link_on_way ? "true" : "false", e->rule ? "true" : "false");
 	json_field("rest", t->rest, false);
@@ -137,7 +90,7 @@ static int explain_in(const struct tree_model *tm, const char *rel, bool json)
 	if (r >= 0 && json)
 		print_json(e, &t, rel);
 	else if (r >= 0)
-		print_text(e, &t, rel);
+		r = print_text(e, &t, rel);
 	else if (r != -ENOMEM)
 		fprintf(stderr, "oz0fs --explain: %s: %s\n", rel, err ? err : strerror(-r));
 	explain_target_free(&t);

@@ -36,6 +36,7 @@
 #include "tools/run/ceiling.h"
 #include "tools/run/cgroup.h"
 #include "tools/run/daemon.h"
+#include "tools/run/gone-runner.h"
 #include "tools/run/mounts.h"
 #include "tools/run/outcome.h"
 #include "tools/run/sandbox.h"
@@ -351,12 +352,10 @@ static void sweep_run_dirs(const char *tmp)
 	struct dirent *e;
 
 	while (d && (e = readdir(d))) {
-		char *end;
-		long pid = strncmp(e->d_name, "oz0run.", 7) == 0 ? strtol(e->d_name + 7, &end, 10) : 0;
 		_cleanup_close_ int dir = -1;
 		struct stat st;
 
-		if (pid <= 0 || *end != '.' || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!run_gone_runner(e->d_name, "oz0run.", '.'))
 			continue;
 		dir = openat(fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dir < 0 || fstat(dir, &st) < 0 || st.st_uid != geteuid())
@@ -461,6 +460,22 @@ static void fork_sandbox(struct run *r)
 	if (k < 0)
 		refuse(r, "cannot make the sandbox's cgroup: %s", strerror(-k));
 	r->o.cgroup = run_cgroup_mode(r->cgroup);
+	/* what the kernel holds, as read back: none without a cgroup */
+	r->o.applied = run_cgroup_applied(r->cgroup);
+}
+
+/* The sandbox's init reaps every process of its pid namespace before it
+ * ends; one still in the cgroup got out of it some way, and is killed, so
+ * that nothing of the run outlives the settle. */
+static void kill_leftovers(struct run *r)
+{
+	size_t n = 0;
+
+	if (run_cgroup_count(r->cgroup, &n) < 0 || n == 0)
+		return;
+	fprintf(stderr, "oz0run: %zu process%s outlived the sandbox; killed\n", n, n == 1 ? "" : "es");
+	if (run_cgroup_kill(r->cgroup) < 0)
+		fprintf(stderr, "oz0run: some of them could not be killed\n");
 }
 
 static void start_sandbox(struct run *r)
@@ -663,6 +678,7 @@ int main(int argc, char **argv)
 	start_daemon(&r);
 	start_sandbox(&r);
 	watch(&r);
+	kill_leftovers(&r);
 	run_daemon_stop(&r.daemon);
 	settle_tree(&r);
 	run_cgroup_remove(r.cgroup);

@@ -34,9 +34,12 @@ ln -s "$T/elsewhere" "$W/out"          # a link out of the tree, to nowhere deni
 ln -s "$W/src" "$H/work"               # a home link into the tree
 ln -s loop "$W/loop"                   # a loop of links
 echo notes >"$W/notes.txt"
+mkdir "$W/.keys" && echo k >"$W/.keys/id" # a [deny] name
+ln -s .keys/id "$W/keyalias"               # a link into it
 : >"$T/empty.conf"
 conf=$T/oz0fs.conf
-printf '[protect]\npath = .github/workflows\n[deny]\npath = ~/secret\npath = %s/srv/keys\n' "$T" >"$conf"
+printf '[protect]\npath = .github/workflows\n[deny]\npath = ~/secret\npath = %s/srv/keys\nname = .keys\nname = .env.agent\n' \
+	"$T" >"$conf"
 
 # expect STATUS RULE NAME ARGS...: runs --check-path ARGS from the tree;
 # STATUS is its exit status, RULE the rule of the (first) refusal or "-".
@@ -144,6 +147,15 @@ refused deny "a ~/ [deny] root" --read -- '~/secret/token'
 refused deny "an absolute [deny] root" --read -- "$T/srv/keys/k"
 refused deny "an absolute [deny] root through '..'" --read -- "$T/srv/x/../keys"
 allowed "a sibling of a [deny] root" --read -- "$T/srv/keys2"
+refused denied-name "a [deny] name's folder, read" --read -- .keys
+refused denied-name "a file in a [deny] name's folder, read" --read -- .keys/id
+refused denied-name "a file in a [deny] name's folder, write" -- .keys/new
+refused denied-name "a missing file of a [deny] name, anywhere" -- src/deep/.env.agent
+refused denied-name "a link into a [deny] name's folder" --read -- keyalias
+allowed "a [deny] name only passed through with '..' (the mount allows it too)" --read -- .keys/../notes.txt
+allowed "a name that only starts like a [deny] name" -- src/.env.agent2
+allowed "a [deny] name as part of a component" -- src/my.keys
+allowed "without the configuration, .keys is a folder like any" --config "$T/empty.conf" --read -- .keys/id
 allowed "without the configuration, ~/secret is a folder like any" --config "$T/empty.conf" -- '~/secret/token'
 
 # ---- Fail closed ---------------------------------------------------------

@@ -205,7 +205,38 @@ Test(config, bad_deny_paths)
 	assert_refused("[deny]\npath = /srv/..\n", -EINVAL, 2, "'..'");
 	assert_refused("[deny]\npath = //./\n", -EINVAL, 2, "whole file system");
 	assert_refused("[deny]\npath =\n", -EINVAL, 2, "empty path");
-	assert_refused("[deny]\nname = .keys\n", -EINVAL, 2, "unknown key 'name' in [deny]");
+}
+
+Test(config, deny_names)
+{
+	struct policy_config *cfg;
+	char *msg = NULL;
+
+	cr_assert_eq(load("[deny]\nname = .env.agent\nname = .keys\nname = .env.agent\nname = ..x\n", &cfg, &msg), 0,
+	             "%s", msg);
+	cr_assert_eq(cfg->n_deny_names, 3);
+	cr_assert_str_eq(cfg->deny_names[0], ".env.agent");
+	cr_assert_str_eq(cfg->deny_names[1], ".keys");
+	cr_assert_str_eq(cfg->deny_names[2], "..x");
+	cr_assert_eq(cfg->n_deny_paths, 0);
+	policy_config_free(cfg);
+	cr_assert_eq(load("[protect]\npath = a\n", &cfg, &msg), 0, "%s", msg);
+	cr_assert_eq(cfg->n_deny_names, 0, "nothing is denied by default");
+	policy_config_free(cfg);
+}
+
+Test(config, bad_deny_names)
+{
+	_cleanup_free_ char *long_name = NULL;
+
+	assert_refused("[deny]\nname = a/b\n", -EINVAL, 2, "not the name of one file or folder");
+	assert_refused("[deny]\nname = /keys\n", -EINVAL, 2, "not the name of one file or folder");
+	assert_refused("[deny]\nname = .\n", -EINVAL, 2, "not the name of one file or folder");
+	assert_refused("[deny]\nname = ..\n", -EINVAL, 2, "not the name of one file or folder");
+	assert_refused("[deny]\nname =\n", -EINVAL, 2, "not the name of one file or folder");
+	assert_refused("[deny]\nname = .git\n", -EINVAL, 2, "'.git' cannot be denied");
+	cr_assert_neq(asprintf(&long_name, "[deny]\nname = %0256d\n", 0), -1);
+	assert_refused(long_name, -ENAMETOOLONG, 2, "longer than 255 bytes");
 }
 
 Test(config, deny_shares_the_bound)

@@ -395,6 +395,54 @@ Test(model, protect_and_unprotect)
 	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "", ".claude"), POLICY_RULE_MISSING);
 }
 
+Test(model, denied_names_by_identity)
+{
+	struct policy_config *cfg = load_config("[deny]\nname = .env.agent\nname = .keys\n");
+	_cleanup_free_ char *reason = NULL;
+
+	git_init();
+	fixture_sh("mkdir -p a/b .keys/sub && echo s > a/b/.env.agent && echo k > .keys/sub/id && echo p > plain "
+	           "&& ln a/b/.env.agent alias && ln .keys/sub/id key-alias && ln -s .keys link && mkdir -p n/.git");
+	build(cfg);
+	cr_assert_neq(asprintf(&reason, "'.keys' is named in [deny] of %s", cfg->file), -1);
+	policy_config_free(cfg);
+
+	cr_assert_eq(flags_of("a/b/.env.agent"), POLICY_DENIED);
+	cr_assert_eq(flags_of("alias"), POLICY_DENIED, "a hard link made before the mount is the same object");
+	cr_assert_eq(flags_of(".keys"), POLICY_DENIED);
+	cr_assert_eq(flags_of(".keys/sub"), POLICY_DENIED);
+	cr_assert_eq(flags_of(".keys/sub/id"), POLICY_DENIED);
+	cr_assert_eq(flags_of("key-alias"), POLICY_DENIED);
+	cr_assert_str_eq(reason_of(".keys/sub/id"), reason);
+	cr_assert_eq(flags_of("plain"), 0);
+	cr_assert_eq(flags_of("link"), 0, "a link to a denied folder is not denied itself");
+	cr_assert_eq(flags_of("a/b"), 0);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, "a", ".env.agent"), POLICY_RULE_DENIED);
+	cr_assert_str_eq(add_verdict(POLICY_OP_MKDIR, "n", ".keys"), POLICY_RULE_DENIED);
+	cr_assert_str_eq(add_verdict(POLICY_OP_CREATE, ".keys", "new"), POLICY_RULE_DENIED);
+
+	/* A rebuild keeps what the walk at start found. */
+	fixture_sh("git config user.name x");
+	git_model_changed(model, id_of(".git"), "config");
+	refresh();
+	cr_assert_eq(flags_of("alias"), POLICY_DENIED);
+	cr_assert_eq(flags_of(".keys/sub/id"), POLICY_DENIED);
+	cr_assert_str_eq(add_verdict(POLICY_OP_SYMLINK, "", ".env.agent"), POLICY_RULE_DENIED);
+}
+
+Test(model, nothing_is_denied_by_default)
+{
+	struct policy_verdict v = { 0 };
+
+	git_init();
+	fixture_sh("echo s > .env.agent && mkdir .keys && echo k > .keys/id");
+	build(NULL);
+	cr_assert_eq(flags_of(".env.agent"), 0);
+	cr_assert_eq(flags_of(".keys/id"), 0);
+	cr_assert_eq(policy_check_read(snap, id_of(".keys/id"), &v), 0);
+	cr_assert_not(git_model_denies(model));
+}
+
 Test(model, depth_bound)
 {
 	git_init();

@@ -12,26 +12,15 @@
 
 #include "common/cleanup.h"
 #include "tools/run/cgroup-internal.h"
-
-/* The pid in NAME when it is PREFIX followed by digits, else 0. */
-static pid_t pid_in(const char *name, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	uint64_t pid;
-
-	if (strncmp(name, prefix, n) != 0 || cg_parse_u64(name + n, &pid) < 0 || pid == 0 || pid > INT32_MAX)
-		return 0;
-	return (pid_t)pid;
-}
+#include "tools/run/gone-runner.h"
 
 /* A runner's folder whose runner is gone and which holds no process. */
 static bool left_behind(int basefd, const char *name, const char *prefix)
 {
 	_cleanup_close_ int fd = -1;
-	pid_t pid = pid_in(name, prefix);
 	size_t n;
 
-	if (!pid || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+	if (!run_gone_runner(name, prefix, '\0'))
 		return false;
 	fd = cg_open_child(basefd, name);
 	return fd >= 0 && cg_procs_count(fd, &n) == 0 && n == 0;

@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 
+#include "common/explain-resolve.h"
 #include "common/safe-open.h"
 #include "policy/policy.h"
-#include "tools/explain-resolve.h"
 
 #define EXPLAIN_MAX_OPS 4
 

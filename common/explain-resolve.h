@@ -1,21 +1,21 @@
-/* Finds what a PATH given to oz0fs --explain names in the tree, as the
- * mount would meet it, following no link: each folder on the way is opened
- * O_NOFOLLOW from its parent, '..' goes back up but never above the tree,
- * and the walk stops at the end, at the first missing name, or at the first
- * symbolic link (which is then what is explained, itself). */
+/* Finds what a PATH given to oz0fs --explain (or named by the mount's
+ * user.oz0fs.why) names in the tree, as the mount would meet it, following
+ * no link: each folder on the way is opened O_NOFOLLOW from its parent, '..'
+ * goes back up but never above the tree (to the folder the walk came from,
+ * or it fails), and the walk stops at the end, at the first missing name, or
+ * at the first symbolic link (which is then what is explained, itself). It
+ * holds two descriptors at most, whatever the depth. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
-
-#include "policy/policy.h"
 
 /* A folder on the way. */
 struct explain_folder {
-	struct policy_id id;
+	uint64_t dev, ino;
 	char *path; /* tree-relative, "." for the tree */
-	int fd;     /* O_PATH */
 };
 
 struct explain_target {

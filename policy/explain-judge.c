@@ -1,16 +1,24 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "tools/explain-judge.h"
+#include "policy/explain-judge.h"
+
+static struct policy_id folder_id(const struct explain_folder *f)
+{
+	return (struct policy_id){f->dev, f->ino};
+}
 
 /* How the judge treats an object with these flags (policy/decide.c). */
 static const char *object_rule(unsigned flags)
 {
+	if (flags & POLICY_DENIED)
+		return POLICY_RULE_DENIED;
 	if (flags & POLICY_FROZEN)
 		return POLICY_RULE_FROZEN;
 	if (flags & POLICY_CONTENT)
@@ -30,9 +38,9 @@ static void chain_folders(struct explanation *e, const struct policy_snapshot *s
 {
 	for (size_t i = t->n_folders; i-- > 0;) {
 		const char *path, *reason;
-		unsigned flags = policy_lookup(s, t->folders[i].id, &path, &reason);
+		unsigned flags = policy_lookup(s, folder_id(&t->folders[i]), &path, &reason);
 
-		if (flags & (POLICY_CONTENT | POLICY_FROZEN | POLICY_ANCHOR))
+		if (flags & (POLICY_CONTENT | POLICY_FROZEN | POLICY_ANCHOR | POLICY_DENIED))
 			add_link(e, path, object_rule(flags), reason);
 	}
 }
@@ -72,7 +80,7 @@ static int ask_about_object(struct explanation *e, const struct policy_snapshot 
 int explain_existing(struct explanation *e, const struct policy_snapshot *s, const struct explain_target *t)
 {
 	struct policy_id id = {(uint64_t)t->st.st_dev, (uint64_t)t->st.st_ino};
-	struct policy_id parent = t->name ? t->folders[t->n_folders - 1].id : id;
+	struct policy_id parent = t->name ? folder_id(&t->folders[t->n_folders - 1]) : id;
 	const char *path, *reason, *ppath, *preason;
 	unsigned flags = policy_lookup(s, id, &path, &reason);
 	unsigned pflags = t->name ? policy_lookup(s, parent, &ppath, &preason) : 0;
@@ -80,7 +88,11 @@ int explain_existing(struct explanation *e, const struct policy_snapshot *s, con
 	if (t->name && object_rule(flags)) /* the tree itself is the first folder of the chain */
 		add_link(e, path, object_rule(flags), reason);
 	e->rewritable = flags & POLICY_REWRITABLE;
-	if (flags & (POLICY_CONTENT | POLICY_FROZEN)) {
+	if (flags & POLICY_DENIED) {
+		e->rule = POLICY_RULE_DENIED;
+		e->rule_path = path;
+		e->reason = reason;
+	} else if (flags & (POLICY_CONTENT | POLICY_FROZEN)) {
 		e->rule = POLICY_RULE_PROTECTED;
 		e->rule_path = path;
 		e->reason = reason;
@@ -99,14 +111,51 @@ int explain_existing(struct explanation *e, const struct policy_snapshot *s, con
 	return ask_about_object(e, s, t, id, parent);
 }
 
+/* Why a component of REST (what the path names past its first missing
+ * folder) is a denied name, or NULL: that name can be made nowhere. */
+static const char *denied_in_rest(const struct policy_snapshot *s, const char *rest)
+{
+	char name[NAME_MAX + 1];
+
+	for (const char *p = rest; p && *p;) {
+		size_t len = strcspn(p, "/");
+		const char *reason = NULL;
+
+		if (len > 0 && len <= NAME_MAX) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			reason = policy_lookup_denied_name(s, name);
+		}
+		if (reason)
+			return reason;
+		p += len;
+		p += *p == '/';
+	}
+	return NULL;
+}
+
 void explain_missing(struct explanation *e, const struct policy_snapshot *s, const struct explain_target *t)
 {
-	struct policy_id parent = t->folders[t->n_folders - 1].id;
+	struct policy_id parent = folder_id(&t->folders[t->n_folders - 1]);
 	const char *path, *reason, *ppath, *preason;
 	struct policy_verdict v = {0};
 	unsigned pflags = policy_lookup(s, parent, &ppath, &preason);
+	const char *denied = policy_lookup_denied_name(s, t->name);
+	const char *denied_later = denied ? NULL : denied_in_rest(s, t->rest);
 
-	if (policy_lookup_missing(s, parent, t->name, &path, &reason, &e->missing_flags)) {
+	if (denied_later) {
+		e->rule = POLICY_RULE_DENIED;
+		e->rule_path = t->rest;
+		e->reason = denied_later;
+		add_link(e, t->rest, POLICY_RULE_DENIED, denied_later);
+	} else if (denied || (pflags & POLICY_DENIED)) {
+		/* the name can be made nowhere, or nothing in this folder */
+		e->rule = POLICY_RULE_DENIED;
+		e->rule_path = denied ? t->name : ppath;
+		e->reason = denied ? denied : preason;
+		if (denied) /* a denied folder is in the chain of folders */
+			add_link(e, t->name, POLICY_RULE_DENIED, denied);
+	} else if (policy_lookup_missing(s, parent, t->name, &path, &reason, &e->missing_flags)) {
 		add_link(e, path, POLICY_RULE_MISSING, reason);
 		e->rule = POLICY_RULE_MISSING;
 		e->rule_path = path;

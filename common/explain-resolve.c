@@ -11,7 +11,7 @@
 
 #include "common/cleanup.h"
 #include "common/safe-open.h"
-#include "tools/explain-resolve.h"
+#include "common/explain-resolve.h"
 
 /* ---- PATH as the tree sees it ---------------------------------------------- */
 
@@ -72,11 +72,23 @@ static char *join(const char *folder, const char *name)
 	return p;
 }
 
-/* Takes FD and PATH (NULL when its allocation failed). */
-static int push_folder(struct explain_target *t, int fd, char *path)
+/* The walk: what it has found so far, and the one descriptor it holds, of
+ * the last folder. It keeps no descriptor of the folders above: a walk of
+ * SAFE_OPEN_MAX_DEPTH folders in the daemon must not take as many fds
+ * from the mount's budget; '..' opens the parent again and checks that it
+ * is the folder the walk came from. */
+struct walk {
+	struct explain_target *t;
+	int fd;         /* O_PATH, the last folder of t */
+	struct stat st; /* its stat */
+};
+
+/* Takes FD and PATH (NULL when its allocation failed) as the next folder. */
+static int push_folder(struct walk *w, int fd, char *path)
 {
 	_cleanup_free_ char *owned = path;
 	_cleanup_close_ int owned_fd = fd;
+	struct explain_target *t = w->t;
 	struct stat st;
 
 	if (!owned)
@@ -85,17 +97,40 @@ static int push_folder(struct explain_target *t, int fd, char *path)
 		return -ENAMETOOLONG;
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	t->folders[t->n_folders++] = (struct explain_folder){
-	        .id = {(uint64_t)st.st_dev, (uint64_t)st.st_ino}, .path = TAKE_PTR(owned), .fd = TAKE_FD(owned_fd)};
+	t->folders[t->n_folders++] =
+	        (struct explain_folder){.dev = st.st_dev, .ino = st.st_ino, .path = TAKE_PTR(owned)};
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = TAKE_FD(owned_fd);
+	w->st = st;
 	return 0;
 }
 
-static void pop_folder(struct explain_target *t)
+static void drop_folder(struct explain_target *t)
 {
-	struct explain_folder *f = &t->folders[--t->n_folders];
+	free(t->folders[--t->n_folders].path);
+}
 
-	free(f->path);
-	close(f->fd);
+/* '..': back to the folder before the last, which must still be the
+ * parent of the last (-ESTALE when a rename moved it meanwhile). */
+static int pop_folder(struct walk *w, char **errmsg)
+{
+	struct explain_target *t = w->t;
+	const struct explain_folder *up = &t->folders[t->n_folders - 2];
+	_cleanup_close_ int fd = openat(w->fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return fail(errmsg, negative_errno(), "cannot open the folder above '%s': %m",
+		            t->folders[t->n_folders - 1].path);
+	if (st.st_dev != up->dev || st.st_ino != up->ino)
+		return fail(errmsg, -ESTALE, "'%s' was moved while the path was walked",
+		            t->folders[t->n_folders - 1].path);
+	drop_folder(t);
+	close(w->fd);
+	w->fd = TAKE_FD(fd);
+	w->st = st;
+	return 0;
 }
 
 /* True when nothing but empty and '.' components follow. */
@@ -131,40 +166,40 @@ static int settle(struct explain_target *t, const char *name, bool exists, const
 
 /* A walk that ended on a folder ("." or "a/b/.."): that folder is the
  * target, in its parent. */
-static int settle_on_folder(struct explain_target *t)
+static int settle_on_folder(struct walk *w)
 {
-	struct explain_folder *top = &t->folders[t->n_folders - 1];
+	struct explain_target *t = w->t;
+	const char *top = t->folders[t->n_folders - 1].path;
 	_cleanup_free_ char *name = NULL;
-	struct stat st;
 
 	if (t->n_folders == 1) {
 		t->path = strdup(".");
-		t->exists = fstat(top->fd, &t->st) == 0;
+		t->exists = true;
+		t->st = w->st;
 		return t->path ? 0 : -ENOMEM;
 	}
-	if (fstat(top->fd, &st) < 0)
-		return negative_errno();
-	name = strdup(strrchr(top->path, '/') ? strrchr(top->path, '/') + 1 : top->path);
+	name = strdup(strrchr(top, '/') ? strrchr(top, '/') + 1 : top);
 	if (!name)
 		return -ENOMEM;
-	pop_folder(t);
-	return settle(t, name, true, &st, NULL);
+	drop_folder(t);
+	return settle(t, name, true, &w->st, NULL);
 }
 
 /* One component: the walk goes on (1), ends (0), or fails. */
-static int step(struct explain_target *t, const char *name, const char *next, char **errmsg)
+static int step(struct walk *w, const char *name, const char *next, char **errmsg)
 {
-	struct explain_folder *top = &t->folders[t->n_folders - 1];
+	struct explain_target *t = w->t;
+	const struct explain_folder *top = &t->folders[t->n_folders - 1];
 	struct stat st;
-	int fd;
+	int fd, r;
 
 	if (strcmp(name, "..") == 0) {
 		if (t->n_folders == 1)
 			return fail(errmsg, -EXDEV, "'..' in the path leaves the tree");
-		pop_folder(t);
-		return 1;
+		r = pop_folder(w, errmsg);
+		return r < 0 ? r : 1;
 	}
-	if (fstatat(top->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (fstatat(w->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno == ENOENT)
 			return settle(t, name, false, NULL, next);
 		return fail(errmsg, negative_errno(), "cannot look at '%s' in '%s': %m", name, top->path);
@@ -173,25 +208,21 @@ static int step(struct explain_target *t, const char *name, const char *next, ch
 		return settle(t, name, true, &st, next);
 	if (!S_ISDIR(st.st_mode))
 		return fail(errmsg, -ENOTDIR, "'%s' in '%s' is not a folder", name, top->path);
-	fd = openat(top->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(w->fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return fail(errmsg, negative_errno(), "cannot open '%s' in '%s': %m", name, top->path);
-	int r = push_folder(t, fd, join(top->path, name));
+	r = push_folder(w, fd, join(top->path, name));
 	return r < 0 ? r : 1;
 }
 
-int explain_resolve(int rootfd, const char *rel, struct explain_target *t, char **errmsg)
+static int walk(struct walk *w, const char *rel, char **errmsg)
 {
 	const char *p = skip_slashes(rel);
-	int fd, r;
+	int fd = openat(w->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int r;
 
-	*t = (struct explain_target){0};
-	*errmsg = NULL;
-	t->folders = calloc(SAFE_OPEN_MAX_DEPTH, sizeof(*t->folders));
-	if (!t->folders)
-		return -ENOMEM;
-	fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	r = fd < 0 ? negative_errno() : push_folder(t, fd, strdup("."));
+	w->fd = -1;
+	r = fd < 0 ? negative_errno() : push_folder(w, fd, strdup("."));
 	if (r < 0)
 		return r;
 	while (*p) {
@@ -204,19 +235,35 @@ int explain_resolve(int rootfd, const char *rel, struct explain_target *t, char 
 		name[n] = '\0';
 		p += n;
 		if (strcmp(name, ".") != 0) {
-			r = step(t, name, p, errmsg);
+			r = step(w, name, p, errmsg);
 			if (r <= 0)
 				return r;
 		}
 		p = skip_slashes(p);
 	}
-	return settle_on_folder(t);
+	return settle_on_folder(w);
+}
+
+int explain_resolve(int rootfd, const char *rel, struct explain_target *t, char **errmsg)
+{
+	struct walk w = {.t = t, .fd = rootfd};
+	int r;
+
+	*t = (struct explain_target){0};
+	*errmsg = NULL;
+	t->folders = calloc(SAFE_OPEN_MAX_DEPTH, sizeof(*t->folders));
+	if (!t->folders)
+		return -ENOMEM;
+	r = walk(&w, rel, errmsg);
+	if (w.fd >= 0)
+		close(w.fd);
+	return r;
 }
 
 void explain_target_free(struct explain_target *t)
 {
 	while (t->folders && t->n_folders)
-		pop_folder(t);
+		drop_folder(t);
 	free(t->folders);
 	free(t->name);
 	free(t->path);
