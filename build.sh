@@ -3,7 +3,9 @@
 #   ./build.sh demo    install what is missing, build, and run the demo
 #   ./build.sh check   install what is missing, then build and run every suite:
 #                      unit and integration tests in a normal and a sanitizer
-#                      (ASan+UBSan) build, and the fuzzers' corpus replay.
+#                      (ASan+UBSan) build, and the fuzzers' corpus replay; the
+#                      normal build's also tests the install and the Debian
+#                      package (tests/package/).
 # It ends with one line, "N passed, N failed", over all suites.
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)

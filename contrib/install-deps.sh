@@ -10,6 +10,7 @@ packages="
   clang libclang-rt-14-dev
   git sqlite3 rsync attr tar make python3 util-linux procps psmisc shfmt dash bash
   stress-ng fio
+  debhelper dpkg-dev lintian bash-completion
 "
 
 missing=""

@@ -30,6 +30,7 @@
 #include "tools/check.h"
 #include "tools/explain.h"
 #include "tools/mount-target.h"
+#include "tools/service-notify.h"
 #include "tools/tool-args.h"
 #include "tools/write.h"
 
@@ -503,8 +504,10 @@ int main(int argc, char **argv)
 		detach(ready_fd, null_fd);
 	if (a.ready_fd >= 0 && (write(a.ready_fd, "", 1) != 1 || close(a.ready_fd) < 0))
 		log_error("cannot tell the runner the mount is live: %m");
+	service_notify_ready();
 
 	r = fs_run(fs);
+	service_notify_stopping();
 	if (r < 0)
 		log_error("the mount of '%s' on '%s' failed: %s", a.source, a.mountpoint, strerror(-r));
 	fs_free(fs); /* unmounts through target.mount_arg: the pin goes after it */
