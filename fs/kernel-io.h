@@ -24,11 +24,17 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct fuse_session;
 
 /* Installs the hooks on the session's (mounted) fd. Returns 0 or -errno. */
 int kernel_io_install(struct fuse_session *se);
+/* Notes, for the thread about to hand it to libfuse, what libfuse will not
+ * pass on in the request BUF of LEN bytes: the kill-set-id flags, O_TMPFILE
+ * (rewritten in place to a CREATE), INIT's offers. The read hook calls it,
+ * and a ring thread (fs/uring.h) for each request it rebuilds. */
+void kernel_io_note_request(char *buf, size_t len);
 /* Whether the request this thread is handling asked to drop set-id bits. */
 bool kernel_io_kill_suidgid(void);
 /* Whether the CREATE this thread is handling is an O_TMPFILE open. */
@@ -41,6 +47,13 @@ bool kernel_io_passthrough_offered(void);
  * kernel refuses it beside the writeback cache, so op_init must not want
  * that. */
 void kernel_io_passthrough_accept(void);
+/* During op_init: the INIT request offered FUSE over io_uring (the kernel
+ * has it, and its enable_uring parameter is Y). */
+bool kernel_io_uring_offered(void);
+/* During op_init: accept it in the INIT reply (if offered) when the rings
+ * can be set up (fs/uring.h). libfuse must then not splice replies to
+ * /dev/fuse: a reply to a ring's request goes through the writev hook. */
+void kernel_io_uring_accept(void);
 /* After INIT: the kernel granted passthrough. */
 bool kernel_io_passthrough(void);
 /* Registers the open file FD as a backing file. Returns its id (> 0), or
