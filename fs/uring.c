@@ -37,6 +37,7 @@ struct entry {
 	bool registered;     /* the kernel took the registration */
 };
 
+/* One thread and its ring, serving one entry of queue QID. */
 struct queue {
 	struct pool *pool;
 	unsigned qid;
@@ -47,9 +48,8 @@ struct queue {
 	bool thread_made;
 	char *request; /* the request being handled, as /dev/fuse gives it */
 	size_t room;
-	unsigned live; /* entries the kernel may still fill */
 	uint64_t served;
-	struct entry entries[URING_QUEUE_DEPTH];
+	struct entry entry;
 };
 
 struct pool {
@@ -57,6 +57,7 @@ struct pool {
 	int dev_fd;
 	size_t payload_size;
 	unsigned n_queues;
+	unsigned n_threads; /* n_queues * URING_QUEUE_DEPTH */
 	pthread_mutex_t lock;
 	pthread_cond_t start_cv;
 	bool started; /* under lock */
@@ -66,7 +67,7 @@ struct pool {
 
 static struct pool *pool;
 
-/* The ring thread's queue, and the entry whose request it handles until the
+/* The ring thread's own, and the entry whose request it handles until the
  * reply is committed. */
 static _Thread_local struct queue *this_queue;
 static _Thread_local struct entry *this_entry;
@@ -171,13 +172,14 @@ static void serve(struct queue *q, struct entry *e)
 	}
 }
 
-/* One completion: a request in an entry, or the end of one. False when the
+/* One completion: a request in the entry, or its end. False when the
  * thread is to end. */
 static bool complete(struct queue *q, uint64_t tag, int res)
 {
+	struct entry *e = &q->entry;
+
 	if (tag == STOP_TAG)
 		return false;
-	struct entry *e = (struct entry *)(uintptr_t)tag;
 	if (res == 0) {
 		e->registered = true;
 		serve(q, e);
@@ -191,7 +193,7 @@ static bool complete(struct queue *q, uint64_t tag, int res)
 	/* ENOTCONN, ECANCELED: the connection ends. */
 	if (res != -ENOTCONN && res != -ECANCELED)
 		log_warning("fuse over io_uring: queue %u lost an entry: %s", q->qid, strerror(-res));
-	return --q->live > 0;
+	return false;
 }
 
 static void serve_queue(struct queue *q)
@@ -238,7 +240,7 @@ static bool wait_for_start(struct pool *p)
 	return go;
 }
 
-static int register_entries(struct queue *q)
+static int register_entry(struct queue *q)
 {
 	struct io_uring_sqe *sqe = next_sqe(q);
 
@@ -246,13 +248,7 @@ static int register_entries(struct queue *q)
 		return -EBUSY;
 	io_uring_prep_poll_add(sqe, q->stop_fd, POLLIN);
 	io_uring_sqe_set_data64(sqe, STOP_TAG);
-	for (unsigned i = 0; i < URING_QUEUE_DEPTH; i++) {
-		int r = queue_command(q, &q->entries[i], FUSE_IO_URING_CMD_REGISTER);
-		if (r < 0)
-			return r;
-	}
-	q->live = URING_QUEUE_DEPTH;
-	return 0;
+	return queue_command(q, &q->entry, FUSE_IO_URING_CMD_REGISTER);
 }
 
 static void *queue_thread(void *arg)
@@ -263,7 +259,7 @@ static void *queue_thread(void *arg)
 	pin(q->qid);
 	if (!wait_for_start(q->pool))
 		return NULL;
-	int r = register_entries(q);
+	int r = register_entry(q);
 	if (r < 0)
 		log_warning("fuse over io_uring: queue %u cannot register: %s", q->qid, strerror(-r));
 	else
@@ -303,9 +299,9 @@ static int queue_init(struct queue *q, struct pool *p, unsigned qid)
 	q->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (q->stop_fd < 0)
 		return -errno;
-	/* Room for every entry's command and the stop poll, in either queue. */
-	params.cq_entries = 2 * (URING_QUEUE_DEPTH + 1);
-	int r = io_uring_queue_init_params(URING_QUEUE_DEPTH + 1, &q->ring, &params);
+	/* The entry's command and the stop poll. */
+	params.cq_entries = 4;
+	int r = io_uring_queue_init_params(2, &q->ring, &params);
 	if (r < 0)
 		return r;
 	q->ring_made = true;
@@ -316,9 +312,8 @@ static int queue_init(struct queue *q, struct pool *p, unsigned qid)
 	q->request = malloc(q->room);
 	if (!q->request)
 		return -ENOMEM;
-	for (unsigned i = 0; i < URING_QUEUE_DEPTH; i++)
-		if ((r = entry_init(&q->entries[i], p->payload_size)) < 0)
-			return r;
+	if ((r = entry_init(&q->entry, p->payload_size)) < 0)
+		return r;
 	r = loop_start_thread(queue_thread, q, &q->thread);
 	q->thread_made = r == 0;
 	return r;
@@ -330,8 +325,7 @@ static void queue_free(struct queue *q)
 		io_uring_queue_exit(&q->ring);
 	if (q->stop_fd >= 0)
 		close(q->stop_fd);
-	for (unsigned i = 0; i < URING_QUEUE_DEPTH; i++)
-		entry_free(&q->entries[i]);
+	entry_free(&q->entry);
 	free(q->request);
 }
 
@@ -354,10 +348,10 @@ static void stop_threads(struct pool *p)
 	p->stopping = true;
 	pthread_cond_broadcast(&p->start_cv);
 	pthread_mutex_unlock(&p->lock);
-	for (unsigned i = 0; i < p->n_queues; i++)
+	for (unsigned i = 0; i < p->n_threads; i++)
 		if (p->queues[i].stop_fd >= 0 && eventfd_write(p->queues[i].stop_fd, 1) < 0)
-			log_debug("fuse over io_uring: cannot wake queue %u: %m", i);
-	for (unsigned i = 0; i < p->n_queues; i++) {
+			log_debug("fuse over io_uring: cannot wake queue %u: %m", p->queues[i].qid);
+	for (unsigned i = 0; i < p->n_threads; i++) {
 		if (p->queues[i].thread_made)
 			pthread_join(p->queues[i].thread, NULL);
 		p->queues[i].thread_made = false;
@@ -367,7 +361,7 @@ static void stop_threads(struct pool *p)
 static void free_pool(struct pool *p)
 {
 	stop_threads(p);
-	for (unsigned i = 0; i < p->n_queues; i++)
+	for (unsigned i = 0; i < p->n_threads; i++)
 		queue_free(&p->queues[i]);
 	free(p->queues);
 	pthread_mutex_destroy(&p->lock);
@@ -384,18 +378,18 @@ int uring_prepare(struct fuse_session *se, int dev_fd, size_t payload_size)
 	struct pool *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	*p = (struct pool){.se = se, .dev_fd = dev_fd, .payload_size = payload_size};
+	*p = (struct pool){.se = se, .dev_fd = dev_fd, .payload_size = payload_size, .n_queues = (unsigned)n};
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->start_cv, NULL);
-	p->queues = calloc((size_t)n, sizeof(*p->queues));
+	p->queues = calloc((size_t)n * URING_QUEUE_DEPTH, sizeof(*p->queues));
 	if (!p->queues) {
 		free_pool(p);
 		return -ENOMEM;
 	}
 	int r = 0;
-	for (; p->n_queues < (unsigned)n && r == 0; p->n_queues++) {
-		p->queues[p->n_queues].stop_fd = -1;
-		r = queue_init(&p->queues[p->n_queues], p, p->n_queues);
+	for (; p->n_threads < (unsigned)n * URING_QUEUE_DEPTH && r == 0; p->n_threads++) {
+		p->queues[p->n_threads].stop_fd = -1;
+		r = queue_init(&p->queues[p->n_threads], p, p->n_threads / URING_QUEUE_DEPTH);
 	}
 	if (r < 0) {
 		free_pool(p);
@@ -413,8 +407,8 @@ void uring_start(void)
 	pool->started = true;
 	pthread_cond_broadcast(&pool->start_cv);
 	pthread_mutex_unlock(&pool->lock);
-	log_info("fuse over io_uring: %u queues of %u entries, %zu KiB of payload each", pool->n_queues,
-	         URING_QUEUE_DEPTH, pool->payload_size / 1024);
+	log_info("fuse over io_uring: %u queues of %u entries (a thread each), %zu KiB of payload each",
+	         pool->n_queues, URING_QUEUE_DEPTH, pool->payload_size / 1024);
 }
 
 /* "N requests (queue 0: A, queue 1: B)". */
@@ -424,11 +418,14 @@ static void log_served(const struct pool *p)
 	size_t at = 0;
 	uint64_t total = 0;
 
-	for (unsigned i = 0; i < p->n_queues; i++) {
-		total += p->queues[i].served;
+	for (unsigned qid = 0; qid < p->n_queues; qid++) {
+		uint64_t served = 0;
+		for (unsigned k = 0; k < URING_QUEUE_DEPTH; k++)
+			served += p->queues[qid * URING_QUEUE_DEPTH + k].served;
+		total += served;
 		if (at < sizeof(per))
-			at += (size_t)snprintf(per + at, sizeof(per) - at, "%squeue %u: %llu", i ? ", " : "", i,
-			                       (unsigned long long)p->queues[i].served);
+			at += (size_t)snprintf(per + at, sizeof(per) - at, "%squeue %u: %llu", qid ? ", " : "", qid,
+			                       (unsigned long long)served);
 	}
 	log_info("fuse over io_uring: served %llu requests (%s)", (unsigned long long)total, per);
 }

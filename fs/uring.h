@@ -13,8 +13,13 @@
  * returns: a handler may go on to notify the kernel (op_rename's
  * invalidation), which waits for the lock the unanswered request holds.
  *
- * One thread per queue handles its requests in turn; the kernel queues a
- * CPU's further requests until an entry is free. */
+ * Each entry of a queue has a thread and a ring of its own, pinned to the
+ * queue's CPU: the kernel gives a request to a free entry of the caller's
+ * CPU, so a request that blocks in the daemon (an open that waits for a
+ * lease to break, a read from a slow disk) holds up only its own thread,
+ * and a CPU's requests wait for an entry only when all of them are busy.
+ * A thread's entry is its only one: a second would let a blocked thread
+ * hold a request that another could serve. */
 #pragma once
 
 #include <stdbool.h>
@@ -24,14 +29,13 @@
 
 struct fuse_session;
 
-/* Entries per queue. A queue's thread handles one request at a time, so
- * more entries would only sit in the completion queue; the second lets the
- * kernel hand over the next request while the thread still commits. */
-#define URING_QUEUE_DEPTH 2
+/* Entries (and threads) per queue: the requests of one CPU that the daemon
+ * works on at once. */
+#define URING_QUEUE_DEPTH 4
 
-/* Before the INIT reply that accepts the ring: makes one ring per possible
- * CPU with its entries (PAYLOAD_SIZE bytes of payload each,
- * uring_payload_size) and its thread, which waits for uring_start. DEV_FD
+/* Before the INIT reply that accepts the ring: makes the queues, one per
+ * possible CPU, with their entries (PAYLOAD_SIZE bytes of payload each,
+ * uring_payload_size) and their threads, which wait for uring_start. DEV_FD
  * is SE's /dev/fuse. Returns 0, or -errno with nothing left behind: the
  * kernel, once told, waits for every queue, so the reply may accept the
  * ring only when everything is in place. */
