@@ -20,6 +20,13 @@
  * reply may name a backing file (an fd the daemon registered with the
  * kernel) that the kernel then reads and writes itself, without a request
  * per call. The reply patch is noted per thread, as the flags above.
+ *
+ * And FUSE over io_uring (protocol 7.42), likewise unknown to libfuse 3.14:
+ * when op_init accepts it, the rings are set up before the INIT reply says
+ * so, and start once the kernel has it (fs/uring.h). The ring threads hand
+ * their requests through kernel_io_note_request, and their replies come
+ * through the same writev hook, patched alike, which passes them to the
+ * ring instead of /dev/fuse.
  */
 #pragma once
 
