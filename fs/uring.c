@@ -37,8 +37,8 @@ struct entry {
 	bool registered;     /* the kernel took the registration */
 };
 
-/* One thread and its ring, serving one entry of queue QID. */
-struct queue {
+/* A worker: one thread and its ring, serving one entry of queue QID. */
+struct worker {
 	struct pool *pool;
 	unsigned qid;
 	struct io_uring ring;
@@ -62,19 +62,19 @@ struct pool {
 	pthread_cond_t start_cv;
 	bool started; /* under lock */
 	bool stopping; /* under lock */
-	struct queue *queues;
+	struct worker *workers;
 };
 
 static struct pool *pool;
 
 /* The ring thread's own, and the entry whose request it handles until the
  * reply is committed. */
-static _Thread_local struct queue *this_queue;
+static _Thread_local struct worker *this_worker;
 static _Thread_local struct entry *this_entry;
 
 /* ---- Submitting ----------------------------------------------------------- */
 
-static struct io_uring_sqe *next_sqe(struct queue *q)
+static struct io_uring_sqe *next_sqe(struct worker *q)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
 
@@ -84,7 +84,7 @@ static struct io_uring_sqe *next_sqe(struct queue *q)
 }
 
 /* Queues command OP for entry E (not yet submitted). */
-static int queue_command(struct queue *q, struct entry *e, enum fuse_uring_cmd op)
+static int queue_command(struct worker *q, struct entry *e, enum fuse_uring_cmd op)
 {
 	struct io_uring_sqe *sqe = next_sqe(q);
 
@@ -106,7 +106,7 @@ static int queue_command(struct queue *q, struct entry *e, enum fuse_uring_cmd o
 }
 
 /* Sends the reply in E and takes E's next request, now. */
-static void commit(struct queue *q, struct entry *e)
+static void commit(struct worker *q, struct entry *e)
 {
 	int r = queue_command(q, e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH);
 
@@ -127,9 +127,9 @@ bool uring_reply(const struct iovec *iov, int count, ssize_t *written)
 	memcpy(&out, iov[0].iov_base, sizeof(out));
 	if (out.unique != e->commit_id)
 		return false; /* another request's (an interrupt's, a notification) */
-	ssize_t n = uring_reply_write(iov, count, e->hdr, e->payload, this_queue->pool->payload_size);
+	ssize_t n = uring_reply_write(iov, count, e->hdr, e->payload, this_worker->pool->payload_size);
 	this_entry = NULL;
-	commit(this_queue, e);
+	commit(this_worker, e);
 	if (n < 0) {
 		log_warning("fuse over io_uring: reply to request %llu too long for the ring (%s)",
 		            (unsigned long long)out.unique, strerror((int)-n));
@@ -143,7 +143,7 @@ bool uring_reply(const struct iovec *iov, int count, ssize_t *written)
 
 /* ---- Serving ----------------------------------------------------------------- */
 
-static void serve(struct queue *q, struct entry *e)
+static void serve(struct worker *q, struct entry *e)
 {
 	struct fuse_in_header in;
 
@@ -174,7 +174,7 @@ static void serve(struct queue *q, struct entry *e)
 
 /* One completion: a request in the entry, or its end. False when the
  * thread is to end. */
-static bool complete(struct queue *q, uint64_t tag, int res)
+static bool complete(struct worker *q, uint64_t tag, int res)
 {
 	struct entry *e = &q->entry;
 
@@ -196,7 +196,7 @@ static bool complete(struct queue *q, uint64_t tag, int res)
 	return false;
 }
 
-static void serve_queue(struct queue *q)
+static void serve_entry(struct worker *q)
 {
 	for (;;) {
 		int r = io_uring_submit_and_wait(&q->ring, 1);
@@ -215,7 +215,7 @@ static void serve_queue(struct queue *q)
 	}
 }
 
-/* The kernel queues a request on the ring of the CPU it was made on: the
+/* The kernel queues a request on the queue of the CPU it was made on: the
  * thread that answers it runs there too, when this process may. */
 static void pin(unsigned cpu)
 {
@@ -240,7 +240,7 @@ static bool wait_for_start(struct pool *p)
 	return go;
 }
 
-static int register_entry(struct queue *q)
+static int register_entry(struct worker *q)
 {
 	struct io_uring_sqe *sqe = next_sqe(q);
 
@@ -251,11 +251,11 @@ static int register_entry(struct queue *q)
 	return queue_command(q, &q->entry, FUSE_IO_URING_CMD_REGISTER);
 }
 
-static void *queue_thread(void *arg)
+static void *worker_thread(void *arg)
 {
-	struct queue *q = arg;
+	struct worker *q = arg;
 
-	this_queue = q;
+	this_worker = q;
 	pin(q->qid);
 	if (!wait_for_start(q->pool))
 		return NULL;
@@ -263,7 +263,7 @@ static void *queue_thread(void *arg)
 	if (r < 0)
 		log_warning("fuse over io_uring: queue %u cannot register: %s", q->qid, strerror(-r));
 	else
-		serve_queue(q);
+		serve_entry(q);
 	return NULL;
 }
 
@@ -290,7 +290,7 @@ static int entry_init(struct entry *e, size_t payload_size)
 	return 0;
 }
 
-static int queue_init(struct queue *q, struct pool *p, unsigned qid)
+static int worker_init(struct worker *q, struct pool *p, unsigned qid)
 {
 	struct io_uring_params params = {.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQSIZE};
 
@@ -314,12 +314,12 @@ static int queue_init(struct queue *q, struct pool *p, unsigned qid)
 		return -ENOMEM;
 	if ((r = entry_init(&q->entry, p->payload_size)) < 0)
 		return r;
-	r = loop_start_thread(queue_thread, q, &q->thread);
+	r = loop_start_thread(worker_thread, q, &q->thread);
 	q->thread_made = r == 0;
 	return r;
 }
 
-static void queue_free(struct queue *q)
+static void worker_free(struct worker *q)
 {
 	if (q->ring_made)
 		io_uring_queue_exit(&q->ring);
@@ -349,12 +349,12 @@ static void stop_threads(struct pool *p)
 	pthread_cond_broadcast(&p->start_cv);
 	pthread_mutex_unlock(&p->lock);
 	for (unsigned i = 0; i < p->n_threads; i++)
-		if (p->queues[i].stop_fd >= 0 && eventfd_write(p->queues[i].stop_fd, 1) < 0)
-			log_debug("fuse over io_uring: cannot wake queue %u: %m", p->queues[i].qid);
+		if (p->workers[i].stop_fd >= 0 && eventfd_write(p->workers[i].stop_fd, 1) < 0)
+			log_debug("fuse over io_uring: cannot wake queue %u: %m", p->workers[i].qid);
 	for (unsigned i = 0; i < p->n_threads; i++) {
-		if (p->queues[i].thread_made)
-			pthread_join(p->queues[i].thread, NULL);
-		p->queues[i].thread_made = false;
+		if (p->workers[i].thread_made)
+			pthread_join(p->workers[i].thread, NULL);
+		p->workers[i].thread_made = false;
 	}
 }
 
@@ -362,8 +362,8 @@ static void free_pool(struct pool *p)
 {
 	stop_threads(p);
 	for (unsigned i = 0; i < p->n_threads; i++)
-		queue_free(&p->queues[i]);
-	free(p->queues);
+		worker_free(&p->workers[i]);
+	free(p->workers);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->start_cv);
 	free(p);
@@ -381,15 +381,15 @@ int uring_prepare(struct fuse_session *se, int dev_fd, size_t payload_size)
 	*p = (struct pool){.se = se, .dev_fd = dev_fd, .payload_size = payload_size, .n_queues = (unsigned)n};
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->start_cv, NULL);
-	p->queues = calloc((size_t)n * URING_QUEUE_DEPTH, sizeof(*p->queues));
-	if (!p->queues) {
+	p->workers = calloc((size_t)n * URING_QUEUE_DEPTH, sizeof(*p->workers));
+	if (!p->workers) {
 		free_pool(p);
 		return -ENOMEM;
 	}
 	int r = 0;
 	for (; p->n_threads < (unsigned)n * URING_QUEUE_DEPTH && r == 0; p->n_threads++) {
-		p->queues[p->n_threads].stop_fd = -1;
-		r = queue_init(&p->queues[p->n_threads], p, p->n_threads / URING_QUEUE_DEPTH);
+		p->workers[p->n_threads].stop_fd = -1;
+		r = worker_init(&p->workers[p->n_threads], p, p->n_threads / URING_QUEUE_DEPTH);
 	}
 	if (r < 0) {
 		free_pool(p);
@@ -421,7 +421,7 @@ static void log_served(const struct pool *p)
 	for (unsigned qid = 0; qid < p->n_queues; qid++) {
 		uint64_t served = 0;
 		for (unsigned k = 0; k < URING_QUEUE_DEPTH; k++)
-			served += p->queues[qid * URING_QUEUE_DEPTH + k].served;
+			served += p->workers[qid * URING_QUEUE_DEPTH + k].served;
 		total += served;
 		if (at < sizeof(per))
 			at += (size_t)snprintf(per + at, sizeof(per) - at, "%squeue %u: %llu", qid ? ", " : "", qid,

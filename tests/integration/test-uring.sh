@@ -81,6 +81,7 @@ param_on() {
 	: >"$T/daemon.log"
 	rm -rf "$T/src/w"
 	oz_mount "$T/src" "$T/mnt-on" || tap_not_ok "mount with the parameter Y" "$(tail -n 3 "$T/daemon.log")"
+	check "parameter Y: the daemon starts its queues" oz_wait_uring 0
 	check "parameter Y: one queue per possible CPU" \
 		grep -q "^oz0fs: fuse over io_uring: $(possible_cpus) queues of" "$T/daemon.log"
 	check "parameter Y: the workload runs" workload "$T/mnt-on"
