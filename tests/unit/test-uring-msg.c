@@ -37,7 +37,8 @@ Test(uring_sizes, payload_is_the_largest_argument)
 }
 
 /* An entry as the kernel fills it: a header, FIRST bytes of first argument
- * in op_in, REST bytes of payload. */
+ * in op_in, REST bytes of payload (sizes past the buffers are only claimed,
+ * for the refusals). */
 struct entry {
 	struct fuse_uring_req_header hdr;
 	char payload[PAYLOAD];
@@ -49,8 +50,8 @@ static void fill(struct entry *e, uint32_t opcode, uint64_t unique, size_t first
 
 	memset(e, 0, sizeof(*e));
 	memcpy(e->hdr.in_out, &in, sizeof(in));
-	memset(e->hdr.op_in, 'o', first);
-	memset(e->payload, 'p', rest);
+	memset(e->hdr.op_in, 'o', first < sizeof(e->hdr.op_in) ? first : sizeof(e->hdr.op_in));
+	memset(e->payload, 'p', rest < PAYLOAD ? rest : PAYLOAD);
 	e->hdr.ring_ent_in_out.commit_id = unique;
 	e->hdr.ring_ent_in_out.payload_sz = (uint32_t)rest;
 }
