@@ -7,6 +7,7 @@ packages="
   build-essential autoconf automake libtool pkg-config
   fuse3 libfuse3-dev libgit2-dev libxxhash-dev libinih-dev nettle-dev libjson-c-dev libcriterion-dev
   libsystemd-dev
+  liburing-dev
   clang libclang-rt-14-dev
   git sqlite3 rsync attr tar make python3 util-linux procps psmisc shfmt dash bash
   stress-ng fio

@@ -19,9 +19,15 @@ enum fs_passthrough {
 	FS_PASSTHROUGH_OFF,  /* every read and write is a request to the daemon */
 };
 
+enum fs_uring {
+	FS_URING_AUTO, /* FUSE over io_uring where the kernel offers it */
+	FS_URING_OFF,  /* every request through /dev/fuse */
+};
+
 struct fs_options {
 	enum fs_cache cache;
 	enum fs_passthrough passthrough;
+	enum fs_uring uring;
 	bool allow_other;
 	bool default_permissions;
 	bool read_only;

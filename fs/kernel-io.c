@@ -16,6 +16,9 @@
 #include "common/log.h"
 #include "fs/internal.h"
 #include "fs/kernel-io.h"
+#include "fs/uring-abi.h"
+#include "fs/uring-msg.h"
+#include "fs/uring.h"
 
 /* Protocol 7.40 (Linux 6.9), which bookworm's uapi header predates: the
  * INIT flag (bits 32..63 travel in flags2), the open flag, and the ioctls
@@ -48,12 +51,17 @@ static uint64_t init_unique;
 static bool killpriv_offered;
 static bool passthrough_offered;
 static bool passthrough_accept; /* set by op_init */
+static bool uring_offered;
+static bool uring_accept; /* set by op_init */
+/* The INIT reply being written accepted the ring, which waits for it. */
+static bool uring_pending;
 
 /* The INIT reply accepted passthrough: written once by the thread that
  * replied to INIT, before the kernel sends any open. */
 static atomic_bool passthrough_granted;
-/* The session's /dev/fuse, for the backing-file ioctls; set before the
- * first request is read. */
+/* The session and its /dev/fuse, for the backing-file ioctls and the
+ * rings; set before the first request is read. */
+static struct fuse_session *session;
 static int dev_fd = -1;
 
 /* Set by the read hook for the request this thread is about to handle. */
@@ -102,12 +110,13 @@ static void note_init(const char *buf, size_t len, uint64_t unique)
 	init_unique = unique;
 	killpriv_offered = in.flags & FUSE_HANDLE_KILLPRIV_V2;
 	/* flags2 is there, and valid, only with FUSE_INIT_EXT. */
-	if ((in.flags & FUSE_INIT_EXT) && request_arg(buf, len, &in, offsetof(struct fuse_init_in, flags2) + 4))
+	if ((in.flags & FUSE_INIT_EXT) && request_arg(buf, len, &in, offsetof(struct fuse_init_in, flags2) + 4)) {
 		passthrough_offered = in.flags2 & (uint32_t)(FUSE_PASSTHROUGH >> 32);
+		uring_offered = in.flags2 & (uint32_t)(FUSE_OVER_IO_URING >> 32);
+	}
 }
 
-/* Notes what libfuse will not pass on: the kill-set-id flags, O_TMPFILE. */
-static void note_request(char *buf, size_t len)
+void kernel_io_note_request(char *buf, size_t len)
 {
 	struct fuse_in_header h;
 	struct fuse_write_in w;
@@ -151,7 +160,7 @@ static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
 	ssize_t n = read(fd, buf, len);
 
-	note_request(buf, n > 0 ? (size_t)n : 0);
+	kernel_io_note_request(buf, n > 0 ? (size_t)n : 0);
 	return n;
 }
 
@@ -179,22 +188,50 @@ static bool reply_to(const struct iovec *iov, int count, uint64_t unique)
 	return h.unique == unique && h.error == 0;
 }
 
+/* Sets FLAG, one of bits 32..63, in the INIT reply OUT whose flags are
+ * *FLAGS. */
+static void accept_flag2(struct iovec *out, uint32_t *flags, uint64_t flag)
+{
+	*flags |= FUSE_INIT_EXT;
+	put_u32(out, INIT_OUT_FLAGS2, get_u32(out, INIT_OUT_FLAGS2) | (uint32_t)(flag >> 32));
+}
+
 /* Accepts passthrough in the INIT reply OUT, whose flags are *FLAGS. The
  * kernel ignores it next to the writeback cache, which op_init left off. */
 static bool grant_passthrough(struct iovec *out, uint32_t *flags)
 {
 	if (out->iov_len < INIT_OUT_MAX_STACK_DEPTH + sizeof(uint32_t) || (*flags & FUSE_WRITEBACK_CACHE))
 		return false;
-	*flags |= FUSE_INIT_EXT;
-	put_u32(out, INIT_OUT_FLAGS2, get_u32(out, INIT_OUT_FLAGS2) | (uint32_t)(FUSE_PASSTHROUGH >> 32));
+	accept_flag2(out, flags, FUSE_PASSTHROUGH);
 	/* Backing files on a file system that stacks on nothing (not on an
 	 * overlayfs, say): ours are the tree's own. */
 	put_u32(out, INIT_OUT_MAX_STACK_DEPTH, 1);
 	return true;
 }
 
+/* Accepts the ring in the INIT reply OUT once the rings are ready for it,
+ * sized by the reply's largest request. */
+static bool grant_uring(struct iovec *out, uint32_t *flags)
+{
+	struct fuse_init_out o = {0};
+
+	if (out->iov_len < INIT_OUT_FLAGS2 + sizeof(uint32_t))
+		return false;
+	memcpy(&o, out->iov_base, out->iov_len < sizeof(o) ? out->iov_len : sizeof(o));
+	long page = sysconf(_SC_PAGESIZE);
+	size_t payload = uring_payload_size(o.max_write, o.max_pages, page > 0 ? (size_t)page : 4096);
+	int r = uring_prepare(session, dev_fd, payload);
+	if (r < 0) {
+		log_warning("fuse over io_uring: cannot set the rings up (%s): requests go through /dev/fuse",
+		            strerror(-r));
+		return false;
+	}
+	accept_flag2(out, flags, FUSE_OVER_IO_URING);
+	return true;
+}
+
 /* Accepts what the INIT request offered and libfuse 3.14 cannot: KILLPRIV_V2
- * and, when op_init asked, passthrough. */
+ * and, when op_init asked, passthrough and the ring. */
 static void patch_init_reply(struct iovec *iov, int count)
 {
 	size_t at = offsetof(struct fuse_init_out, flags);
@@ -207,6 +244,7 @@ static void patch_init_reply(struct iovec *iov, int count)
 		flags |= FUSE_HANDLE_KILLPRIV_V2;
 	if (passthrough_accept && grant_passthrough(&iov[1], &flags))
 		atomic_store(&passthrough_granted, true);
+	uring_pending = uring_accept && grant_uring(&iov[1], &flags);
 	put_u32(&iov[1], at, flags);
 }
 
@@ -228,11 +266,28 @@ static void patch_open_reply(struct iovec *iov, int count)
 	put_u32(&iov[1], at + OPEN_OUT_BACKING_ID, (uint32_t)id);
 }
 
+/* The rings serve once the kernel has the INIT reply that accepted them. */
+static void start_uring(ssize_t written)
+{
+	uring_pending = false;
+	if (written >= 0)
+		uring_start();
+	else
+		uring_stop();
+}
+
 static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 {
+	ssize_t n;
+
 	patch_init_reply(iov, count);
 	patch_open_reply(iov, count);
-	return writev(fd, iov, count);
+	if (uring_reply(iov, count, &n))
+		return n;
+	n = writev(fd, iov, count);
+	if (uring_pending)
+		start_uring(n);
+	return n;
 }
 
 int kernel_io_install(struct fuse_session *se)
@@ -242,6 +297,7 @@ int kernel_io_install(struct fuse_session *se)
 	        .writev = io_writev,
 	};
 
+	session = se;
 	dev_fd = fuse_session_fd(se);
 	return fuse_session_custom_io(se, &io, dev_fd) < 0 ? -EINVAL : 0;
 }
@@ -254,6 +310,16 @@ bool kernel_io_passthrough_offered(void)
 void kernel_io_passthrough_accept(void)
 {
 	passthrough_accept = passthrough_offered;
+}
+
+bool kernel_io_uring_offered(void)
+{
+	return uring_offered;
+}
+
+void kernel_io_uring_accept(void)
+{
+	uring_accept = uring_offered;
 }
 
 bool kernel_io_passthrough(void)

@@ -76,7 +76,7 @@ static void *worker(void *arg);
 /* Workers and the monitor leave the termination signals to loop_run's
  * thread: a handler that interrupted a worker would fail the system call it
  * makes for a caller with EINTR. */
-static int start_thread(void *(*fn)(void *), void *arg, pthread_t *out)
+int loop_start_thread(void *(*fn)(void *), void *arg, pthread_t *out)
 {
 	sigset_t block, old;
 	pthread_t t;
@@ -104,7 +104,7 @@ static void hand_on_locked(struct loop *l)
 	if (l->idle > 0) {
 		pthread_cond_signal(&l->role_cv);
 	} else if (l->threads < l->opt.max_threads) {
-		int r = start_thread(worker, l, NULL);
+		int r = loop_start_thread(worker, l, NULL);
 		if (r < 0)
 			log_debug("cannot start a request thread: %s", strerror(-r));
 		else
@@ -310,7 +310,7 @@ static void wait_for_stop(struct loop *l, int signals)
 }
 
 /* Runs the loop with the stop signals read from a signalfd by this thread
- * (every other thread blocks them already: see start_thread). */
+ * (every other thread blocks them already: see loop_start_thread). */
 static int run_until_stopped(struct loop *l)
 {
 	sigset_t set, old;
@@ -322,11 +322,11 @@ static int run_until_stopped(struct loop *l)
 	pthread_t mon;
 
 	if (r == 0)
-		r = start_thread(monitor, l, &mon);
+		r = loop_start_thread(monitor, l, &mon);
 	if (r == 0) {
 		pthread_mutex_lock(&l->lock);
 		l->threads = 1;
-		r = start_thread(worker, l, NULL);
+		r = loop_start_thread(worker, l, NULL);
 		if (r < 0)
 			l->threads = 0;
 		pthread_mutex_unlock(&l->lock);

@@ -17,6 +17,8 @@
  */
 #pragma once
 
+#include <pthread.h>
+
 struct fuse_session;
 
 struct loop_options {
@@ -36,3 +38,7 @@ int loop_usable_cpus(void);
 /* The spin that suits this process: none when it may run on one CPU only
  * (the leader would then keep the caller it waits for off the CPU). */
 unsigned loop_default_spin_us(void);
+/* Starts FN(ARG) on a thread that blocks the signals that end the session
+ * (loop_run's thread reads them), detached when OUT is NULL. Returns 0 or
+ * -errno. */
+int loop_start_thread(void *(*fn)(void *), void *arg, pthread_t *out);

@@ -17,6 +17,7 @@
 #include "fs/internal.h"
 #include "fs/kernel-io.h"
 #include "fs/loop.h"
+#include "fs/uring.h"
 
 /* Cached O_PATH fds: enough for a build's working set, far below the limit. */
 #define FS_FD_CACHE_MAX     4096u
@@ -59,6 +60,17 @@ static bool choose_io(struct fs *fs, struct fuse_conn_info *conn)
 	return false;
 }
 
+/* The ring where the kernel offers it (fs/uring.h). Its replies must come
+ * through the writev hook, never a splice to /dev/fuse. */
+static bool choose_uring(struct fs *fs, struct fuse_conn_info *conn)
+{
+	if (fs->opt.uring != FS_URING_AUTO || !kernel_io_uring_offered())
+		return false;
+	kernel_io_uring_accept();
+	conn->want &= ~(FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE);
+	return true;
+}
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct fs *fs = userdata;
@@ -68,14 +80,15 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	bool uring = choose_uring(fs, conn);
 	/* Requests must come through kernel-io.c's read hook, not a splice. */
 	conn->want &= ~FUSE_CAP_SPLICE_READ;
 	/* The daemon writes as root, which keeps set-id bits: let the kernel
 	 * clear them on write, truncate and chown, as it does for a local file. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->time_gran = 1;
-	log_debug("FUSE protocol %u.%u, passthrough %s", conn->proto_major, conn->proto_minor,
-	          passthrough ? "asked" : "off");
+	log_debug("FUSE protocol %u.%u, passthrough %s, io_uring %s", conn->proto_major, conn->proto_minor,
+	          passthrough ? "asked" : "off", uring ? "asked" : "off");
 }
 
 static double timeout_for(enum fs_cache cache)
@@ -242,13 +255,16 @@ int fs_run(struct fs *fs)
 	        .max_idle = FS_MAX_IDLE_THREADS,
 	};
 
-	return loop_run(fs->se, &opt);
+	int r = loop_run(fs->se, &opt);
+	uring_stop();
+	return r;
 }
 
 void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
+	uring_stop(); /* its threads use the session */
 	if (fs->se) {
 		fuse_remove_signal_handlers(fs->se);
 		if (fs->mounted)

@@ -1,6 +1,7 @@
 /* The kernel's INIT request, read with the kernel's own structures: libfuse
- * 3.14 hides flags2 and knows nothing of FUSE_PASSTHROUGH, so its
- * fuse_conn_info cannot say whether the kernel offers it. */
+ * 3.14 hides flags2 and knows nothing of FUSE_PASSTHROUGH or
+ * FUSE_OVER_IO_URING, so its fuse_conn_info cannot say whether the kernel
+ * offers them. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "fs/uring-abi.h"
 #include "tools/probe-mount.h"
 
 /* Protocol 7.40 (Linux 6.9) added it; bits 32..63 of the flags travel in
@@ -39,6 +41,7 @@ int fuse_init_parse(const void *buf, size_t len, struct fuse_mount_probe *out)
 	if ((flags & FUSE_INIT_EXT) && len >= in + offsetof(struct fuse_init_in, flags2) + sizeof(uint32_t))
 		flags2 = get_u32(p, in + offsetof(struct fuse_init_in, flags2));
 	out->passthrough = flags2 & (uint32_t)(FUSE_PASSTHROUGH >> 32);
+	out->over_io_uring = flags2 & (uint32_t)(FUSE_OVER_IO_URING >> 32);
 	out->got_init = true;
 	return 0;
 }

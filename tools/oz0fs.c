@@ -76,6 +76,9 @@ static void usage(FILE *out)
 	             "  passthrough=auto|off     let the kernel read and write files itself once an\n"
 	             "                           open is allowed (FUSE passthrough: needs Linux 6.9\n"
 	             "                           and root; replaces the writeback cache; default: auto)\n"
+	             "  uring=auto|off           take requests through one io_uring per CPU instead of\n"
+	             "                           /dev/fuse where the kernel offers it (Linux 6.14 with\n"
+	             "                           fuse's enable_uring parameter Y; default: auto)\n"
 	             "  spin=MICROSECONDS        how long an idle daemon keeps looking for the next\n"
 	             "                           request before it sleeps: saves a wake-up per request\n"
 	             "                           (default 200 with two CPUs or more, else 0)\n"
@@ -130,16 +133,29 @@ static int opt_cache(struct args *a, const char *value)
 	return k < 0 ? k : 0;
 }
 
+/* "auto" (0) or "off" (1), or -EINVAL. */
+static int auto_or_off(const char *value)
+{
+	static const char *const names[] = {"auto", "off"};
+
+	return choice(names, ELEMENTSOF(names), value);
+}
+
 static int opt_passthrough(struct args *a, const char *value)
 {
-	static const char *const names[] = {
-	        [FS_PASSTHROUGH_AUTO] = "auto",
-	        [FS_PASSTHROUGH_OFF] = "off",
-	};
-	int k = choice(names, ELEMENTSOF(names), value);
+	int k = auto_or_off(value);
 
 	if (k >= 0)
-		a->fs.passthrough = (enum fs_passthrough)k;
+		a->fs.passthrough = k ? FS_PASSTHROUGH_OFF : FS_PASSTHROUGH_AUTO;
+	return k < 0 ? k : 0;
+}
+
+static int opt_uring(struct args *a, const char *value)
+{
+	int k = auto_or_off(value);
+
+	if (k >= 0)
+		a->fs.uring = k ? FS_URING_OFF : FS_URING_AUTO;
 	return k < 0 ? k : 0;
 }
 
@@ -208,6 +224,7 @@ static const struct mount_option {
 } mount_options[] = {
         {"cache=", opt_cache},
         {"passthrough=", opt_passthrough},
+        {"uring=", opt_uring},
         {"spin=", opt_spin},
         {"audit=", opt_audit},
         {"seen_as=", opt_seen_as},

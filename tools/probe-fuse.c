@@ -117,6 +117,68 @@ static int report_passthrough(struct report *r, const struct fuse_mount_probe *m
 	                  u->release, new_enough ? "at least" : "older than", daemon_note(new_enough));
 }
 
+#define URING_PARAMETER "/sys/module/fuse/parameters/enable_uring"
+#define URING_DISABLED  "/proc/sys/kernel/io_uring_disabled"
+
+/* The first character of a small sysfs or procfs file, or 0 when it cannot
+ * be read. */
+static char first_char(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == EOF ? 0 : (char)c;
+}
+
+/* Why this process could not make a ring even where the kernel offers one:
+ * kernel.io_uring_disabled is 2 (nobody may), or 1 (only CAP_SYS_ADMIN or
+ * the io_uring_group). NULL when it may. */
+static const char *uring_refused(void)
+{
+	char d = first_char(URING_DISABLED);
+
+	if (d == '2')
+		return "kernel.io_uring_disabled is 2: no process may make an io_uring (sysctl "
+		       "kernel.io_uring_disabled=0 allows it)";
+	if (d == '1' && !capability_effective(CAP_SYS_ADMIN))
+		return "kernel.io_uring_disabled is 1 and this process lacks CAP_SYS_ADMIN (sysctl "
+		       "kernel.io_uring_disabled=0, or kernel.io_uring_group, allows it)";
+	return NULL;
+}
+
+/* FUSE over io_uring: offered in the INIT request only while the fuse
+ * module's enable_uring parameter is Y; without a mount, the parameter is
+ * what there is to go by. */
+static int report_uring(struct report *r, const struct fuse_mount_probe *m)
+{
+	char param = first_char(URING_PARAMETER);
+	const char *refused = uring_refused();
+
+	if (!param && !(m->got_init && m->over_io_uring))
+		return report_add(r, "fuse_uring", "FUSE over io_uring", REPORT_OFF,
+		                  "this kernel has no FUSE over io_uring (it needs Linux 6.14 with "
+		                  "CONFIG_FUSE_IO_URING=y; " URING_PARAMETER " is missing): requests go through "
+		                  "/dev/fuse");
+	bool offered = m->got_init ? m->over_io_uring : param == 'Y';
+	if (!offered)
+		return report_add(r, "fuse_uring", "FUSE over io_uring", REPORT_OFF,
+		                  "the kernel has it but does not offer it (%s is %c): requests go through /dev/fuse; "
+		                  "as root, 'echo Y > %s' (or fuse.enable_uring=1 on the kernel command line) turns "
+		                  "it on, and oz0fs then takes requests through one io_uring per CPU",
+		                  URING_PARAMETER, param ? param : '?', URING_PARAMETER);
+	if (refused)
+		return report_add(r, "fuse_uring", "FUSE over io_uring", REPORT_OFF,
+		                  "the kernel offers it, but oz0fs cannot use it: %s; requests go through /dev/fuse",
+		                  refused);
+	return report_add(r, "fuse_uring", "FUSE over io_uring", REPORT_ON,
+	                  "the kernel %s (%s is Y): oz0fs takes requests through one io_uring per CPU "
+	                  "instead of /dev/fuse (-o uring=off keeps /dev/fuse)",
+	                  m->got_init ? "offered it in its INIT request" : "has it, by its parameter (no mount to ask)",
+	                  URING_PARAMETER);
+}
+
 /* The request loop's spin (fs/loop.h) follows the CPUs this process may use. */
 static int report_spin(struct report *r)
 {
@@ -152,7 +214,7 @@ int probe_fuse(struct report *r, bool *can_mount)
 		snprintf(u.release, sizeof(u.release), "unknown");
 	if ((k = report_add(r, "kernel", "Kernel", u.release, "%s %s, %s", u.sysname, u.release, u.machine)) < 0)
 		return k;
-	if ((k = report_passthrough(r, &m, &u)) < 0)
+	if ((k = report_passthrough(r, &m, &u)) < 0 || (k = report_uring(r, &m)) < 0)
 		return k;
 	return report_spin(r);
 }

@@ -1,7 +1,7 @@
 /* The real test of whether this process can mount FUSE: an empty folder is
  * mounted with a minimal libfuse session in a child process, the kernel's
  * INIT request is read (it says the protocol version and what the kernel
- * offers, FUSE passthrough among it), answered, and the folder unmounted. */
+ * offers, FUSE passthrough and io_uring among it), answered, and the folder unmounted. */
 #pragma once
 
 #include <stdbool.h>
@@ -11,7 +11,8 @@ struct fuse_mount_probe {
 	bool mounted;
 	bool got_init; /* the fields below are the kernel's */
 	uint32_t major, minor;
-	bool passthrough; /* FUSE_PASSTHROUGH offered */
+	bool passthrough;   /* FUSE_PASSTHROUGH offered */
+	bool over_io_uring; /* FUSE_OVER_IO_URING offered */
 	char error[256];  /* why not, when !mounted or !got_init */
 };
 

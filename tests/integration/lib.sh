@@ -209,13 +209,42 @@ oz_not_mounted() {
 	! oz_is_mounted "$1"
 }
 
+# How many daemons of this test have started their io_uring queues (each
+# says so once in its log, fs/uring.c).
+oz_uring_starts() {
+	local n
+	n=$(grep -c '^oz0fs: fuse over io_uring: .* queues' "$T/daemon.log" 2>/dev/null) || true
+	echo "${n:-0}"
+}
+
+# oz_wait_uring BEFORE: waits until more daemons than BEFORE have started
+# their queues; fails if none does in time.
+oz_wait_uring() {
+	local before=$1 i
+	for ((i = 0; i < OZ_MOUNT_TIMEOUT * 20; i++)); do
+		[ "$(oz_uring_starts)" -gt "$before" ] && return 0
+		sleep 0.05
+	done
+	echo "OZ0_URING=on, but the daemon does not take requests through io_uring" >>"$T/daemon.log"
+	return 1
+}
+
 # oz_mount SOURCE MOUNTPOINT [OPTS [ARGS...]]: runs oz0fs -f in the
 # background, logging refusals to $OZ_AUDIT and its own output to
 # $T/daemon.log, and waits for the mount. Sets OZ_PID. Returns non-zero if
 # the mount did not come up.
+#
+# OZ0_URING=on makes every mount take its requests through io_uring (the
+# suite must have turned fuse's enable_uring parameter on) and fails a mount
+# that does not; OZ0_URING=off keeps them on /dev/fuse; unset, the daemon's
+# default decides.
 oz_mount() {
-	local src=$1 mnt=$2 opts="audit=$OZ_AUDIT${3:+,$3}"
+	local src=$1 mnt=$2 opts="audit=$OZ_AUDIT${3:+,$3}" uring_before=0
 	shift $(($# > 3 ? 3 : $#))
+	case "${OZ0_URING:-}" in
+	on) uring_before=$(oz_uring_starts) ;;
+	off) opts="$opts,uring=off" ;;
+	esac
 	mkdir -p "$mnt"
 	"$OZ0FS" -f -o "$opts" "$@" "$src" "$mnt" >>"$T/daemon.log" 2>&1 &
 	OZ_PID=$!
@@ -223,7 +252,8 @@ oz_mount() {
 	OZ_PIDS+=("$OZ_PID")
 	OZ_MOUNTS+=("$mnt")
 	OZ_PID_OF[$mnt]=$OZ_PID
-	oz_wait_mounted "$mnt" "$OZ_PID"
+	oz_wait_mounted "$mnt" "$OZ_PID" || return 1
+	[ "${OZ0_URING:-}" != on ] || oz_wait_uring "$uring_before"
 }
 
 # oz_umount MOUNTPOINT: unmounts and waits for the mount to go (falling back

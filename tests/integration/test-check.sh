@@ -37,6 +37,7 @@ machine() {
 	expect_in "a real FUSE mount works" '^FUSE mount: on — mounted an empty folder, kernel FUSE protocol 7\.[0-9]+'
 	expect_in "the kernel line names the release" "^Kernel: $(uname -r) — "
 	expect_in "FUSE passthrough is on or off, with why" '^FUSE passthrough: (on|off) — '
+	expect_in "FUSE over io_uring is on or off, with why" '^FUSE over io_uring: (on|off) — '
 	expect_in "the request spin follows the CPUs" "^Request spin: $([ "$(nproc)" -ge 2 ] && echo on || echo off) — $(nproc) CPU"
 	expect_in "the cgroup mode is v2, scope, v1 or none" '^Cgroup limits: (v2|scope|v1|none) — tried for real '
 	# Whatever mode is used, the line names why each earlier one was not:

@@ -10,6 +10,7 @@
 #include "tools/probe-mount.h"
 
 #define PASSTHROUGH_FLAGS2 (1u << (37 - 32))
+#define URING_FLAGS2       (1u << (41 - 32))
 
 struct init_request {
 	struct fuse_in_header in;
@@ -71,4 +72,20 @@ Test(fuse_init, other_requests_and_short_buffers_refused)
 	r = request(FUSE_INIT, 45, 0, 0);
 	cr_expect_eq(fuse_init_parse(&r, sizeof(r.in) + 4, &m), -EINVAL);
 	cr_expect_not(m.got_init);
+}
+
+Test(fuse_init, io_uring_offered)
+{
+	struct init_request r = request(FUSE_INIT, 45, FUSE_INIT_EXT, URING_FLAGS2);
+	struct fuse_mount_probe m = { 0 };
+
+	cr_assert_eq(fuse_init_parse(&r, sizeof(r), &m), 0);
+	cr_expect(m.over_io_uring);
+	cr_expect_not(m.passthrough);
+	r = request(FUSE_INIT, 45, FUSE_INIT_EXT, PASSTHROUGH_FLAGS2);
+	cr_assert_eq(fuse_init_parse(&r, sizeof(r), &m), 0);
+	cr_expect_not(m.over_io_uring);
+	r = request(FUSE_INIT, 45, 0, URING_FLAGS2);
+	cr_assert_eq(fuse_init_parse(&r, sizeof(r), &m), 0);
+	cr_expect_not(m.over_io_uring, "flags2 is valid only with FUSE_INIT_EXT");
 }
