@@ -8,9 +8,17 @@
 . "$(dirname "$0")/lib.sh"
 
 # event KIND PATH [TEXT]: the audit log holds an event KIND for PATH (whose
-# reason holds TEXT).
+# reason holds TEXT), or does within 5 s. The kernel sends the RELEASE of a
+# file git wrote after close(2) has returned, and the daemon may handle it
+# beside git's next requests (with FUSE over io_uring, on another entry), so
+# what the release tells the model can land just after git exits.
 event() {
-	grep -F "\"event\":\"$1\",\"path\":\"$2\"" "$OZ_AUDIT" | grep -qF -- "${3:-}"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -F "\"event\":\"$1\",\"path\":\"$2\"" "$OZ_AUDIT" | grep -qF -- "${3:-}" && return 0
+		sleep 0.05
+	done
+	return 1
 }
 
 # events KIND PATH TEXT: how many such lines.
