@@ -118,9 +118,21 @@ void judge_changed(struct fs *fs, const struct policy_snapshot *s, int parentfd,
 		git_model_note(fs->model, parentfd, parent, name);
 }
 
-void judge_renamed(struct fs *fs, const struct policy_snapshot *s, const struct judge_move *from,
-                   const struct judge_move *to, const struct stat *st)
+/* CHILD lost a name: once it has none, the model forgets what it followed
+ * by its identity, since the file system gives that number to the next
+ * object made (a folder made there must not read as, say, a config file
+ * git replaced). A file with another link is still there. */
+static void judge_unnamed(struct fs *fs, const struct stat *child)
 {
+	if (S_ISDIR(child->st_mode) || child->st_nlink <= 1)
+		git_model_forget(fs->model, stat_policy_id(child));
+}
+
+void judge_renamed(struct fs *fs, const struct policy_snapshot *s, const struct judge_move *from,
+                   const struct judge_move *to, const struct stat *st, const struct stat *replaced)
+{
+	if (replaced)
+		judge_unnamed(fs, replaced);
 	git_model_renamed(fs->model, from->parentfd, from->name, to->parentfd, to->name, stat_policy_id(st),
 	                  S_ISDIR(st->st_mode));
 	judge_changed(fs, s, from->parentfd, from->parent, from->name);
@@ -128,9 +140,9 @@ void judge_renamed(struct fs *fs, const struct policy_snapshot *s, const struct 
 }
 
 void judge_removed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
-                   const char *name, struct policy_id child)
+                   const char *name, const struct stat *child)
 {
-	git_model_forget(fs->model, child);
+	judge_unnamed(fs, child);
 	judge_changed(fs, s, parentfd, parent, name);
 }
 

@@ -53,11 +53,12 @@ struct judge_move {
 };
 
 /* FROM was renamed to TO (ST, its stat): the model follows it there, and
- * hears of both names as judge_changed() says. */
+ * hears of both names as judge_changed() says. REPLACED is the stat of the
+ * entry the rename replaced at TO, or NULL. */
 void judge_renamed(struct fs *fs, const struct policy_snapshot *s, const struct judge_move *from,
-                   const struct judge_move *to, const struct stat *st);
-/* The same after CHILD was removed from PARENT as NAME. */
+                   const struct judge_move *to, const struct stat *st, const struct stat *replaced);
+/* The same after CHILD (its stat, as it was) was removed from PARENT as NAME. */
 void judge_removed(struct fs *fs, const struct policy_snapshot *s, int parentfd, struct policy_id parent,
-                   const char *name, struct policy_id child);
+                   const char *name, const struct stat *child);
 /* A descriptor that wrote OBJ was closed. */
 void judge_written(struct fs *fs, struct policy_id obj);

@@ -171,7 +171,7 @@ static int do_remove(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 		return r;
 	if (unlinkat(p.fd, name, op == POLICY_OP_RMDIR ? AT_REMOVEDIR : 0) < 0)
 		return negative_errno();
-	judge_removed(fs, s, p.fd, pid, name, stat_policy_id(&st));
+	judge_removed(fs, s, p.fd, pid, name, &st);
 	return 0;
 }
 
@@ -283,8 +283,11 @@ static int do_rename(struct fs *fs, fuse_req_t req, struct inode *parent, const 
 	}
 	if (r < 0)
 		return r;
+	/* Only a plain rename replaces the target (REPLACE_* kept its inode). */
+	bool replaced = r == 0 && to.exists && !(flags & RENAME_EXCHANGE) &&
+	                (to.st.st_dev != from.st.st_dev || to.st.st_ino != from.st.st_ino);
 	judge_renamed(fs, s, &(struct judge_move){from.dir.fd, from.parent, name},
-	              &(struct judge_move){to.dir.fd, to.parent, newname}, &from.st);
+	              &(struct judge_move){to.dir.fd, to.parent, newname}, &from.st, replaced ? &to.st : NULL);
 	return r;
 }
 

@@ -25,6 +25,10 @@
 
 #define SETTLER_MOVES "the settler moves it aside at the end of the run"
 
+/* How a new git directory came to be, as the audit line tells it. */
+#define MADE_SUBMODULE "a submodule's git directory made during the mount"
+#define MADE_WORKTREE "a linked worktree's folder made during the mount"
+
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct gitcfg_config *, gitcfg_config_free)
 
@@ -300,7 +304,7 @@ void live_look_modules_entry(struct model_live *l, struct live_folder *f, int fd
 
 	/* A part of a submodule's name becomes its git directory. */
 	if (f->kind == LIVE_MODULES && f->depth > 0 && strcmp(name, "HEAD") == 0) {
-		live_track_gitdir(l, fd, f->path, MODEL_GITDIR_REPO, "a submodule's git directory made during the mount");
+		live_track_gitdir(l, fd, f->path, MODEL_GITDIR_REPO, MADE_SUBMODULE);
 		return;
 	}
 	child = open_child(l, f, fd, name);
@@ -310,9 +314,9 @@ void live_look_modules_entry(struct model_live *l, struct live_folder *f, int fd
 	if (l->starting && (f->kind == LIVE_WORKTREES || fstatat(child, "HEAD", &head, AT_SYMLINK_NOFOLLOW) == 0))
 		return; /* there at start: protected one by one, or as a whole */
 	if (f->kind == LIVE_WORKTREES)
-		live_track_gitdir(l, child, path, MODEL_GITDIR_LINKED, "a linked worktree's folder made during the mount");
+		live_track_gitdir(l, child, path, MODEL_GITDIR_LINKED, MADE_WORKTREE);
 	else if (fstatat(child, "HEAD", &head, AT_SYMLINK_NOFOLLOW) == 0)
-		live_track_gitdir(l, child, path, MODEL_GITDIR_REPO, "a submodule's git directory made during the mount");
+		live_track_gitdir(l, child, path, MODEL_GITDIR_REPO, MADE_SUBMODULE);
 	else if (f->depth < MODEL_MAX_DEPTH && !git_part(name) && !live_find(l, model_id(&st))) {
 		struct live_folder *g = live_follow(l, child, path, LIVE_MODULES);
 
@@ -381,6 +385,28 @@ static bool leads_elsewhere(struct live_folder *file, int r, const char *where)
 	return true;
 }
 
+/* Tracks the git directory GITFD (PATH) a new .git file names. Its kind and
+ * how it is told come from the folder that holds it, whichever git wrote
+ * first: a submodule's HEAD is seen when it is made, but the .git file only
+ * when its RELEASE is served, which may be before or after (with FUSE over
+ * io_uring, on another entry). */
+static void track_named_gitdir(struct model_live *l, int gitfd, const char *path)
+{
+	_cleanup_close_ int parent = openat(gitfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const struct live_folder *holder = NULL;
+	struct stat st;
+
+	if (parent >= 0 && fstat(parent, &st) == 0)
+		holder = live_find(l, model_id(&st));
+	if (holder && holder->kind == LIVE_MODULES)
+		live_track_gitdir(l, gitfd, path, MODEL_GITDIR_REPO, MADE_SUBMODULE);
+	else if (holder && holder->kind == LIVE_WORKTREES)
+		live_track_gitdir(l, gitfd, path, MODEL_GITDIR_LINKED, MADE_WORKTREE);
+	else
+		live_track_gitdir(l, gitfd, path, strstr(path, "/worktrees/") ? MODEL_GITDIR_LINKED : MODEL_GITDIR_REPO,
+		                  "the git directory a new .git file names");
+}
+
 /* What the .git file in FD (BASE) names, once it says something: a file
  * made empty is followed until a write closes. */
 static void look_gitfile(struct model_live *l, int fd, const char *base, const struct stat *st)
@@ -422,8 +448,7 @@ static void look_gitfile(struct model_live *l, int fd, const char *base, const s
 	}
 	live_event(l, "new-git-file", gitpath, "names %s: tracked for the settler", target);
 	if (gitfd >= 0)
-		live_track_gitdir(l, gitfd, target, strstr(target, "/worktrees/") ? MODEL_GITDIR_LINKED : MODEL_GITDIR_REPO,
-		                  "the git directory a new .git file names");
+		track_named_gitdir(l, gitfd, target);
 }
 
 void live_look_dotgit(struct model_live *l, int fd, const char *path)

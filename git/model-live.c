@@ -351,7 +351,7 @@ static void look_followed(struct model_live *l, struct live_folder *f, int fd, c
 	case LIVE_HOOKS:
 		live_look_hook(l, f, fd, name);
 		break;
-	case LIVE_FILE:
+	case LIVE_FILE: /* not a folder: dispatch() drops these */
 	case LIVE_GONE:
 		break;
 	}
@@ -362,6 +362,11 @@ static void dispatch(struct model_live *l, int parentfd, struct policy_id parent
 {
 	struct live_folder *f = live_find(l, parent);
 
+	/* A file's record, or a gone one, under a folder's identity is stale
+	 * (its number was given again, say after a change outside the mount):
+	 * the folder is looked at as one nobody follows. */
+	if (f && (f->kind == LIVE_FILE || f->kind == LIVE_GONE))
+		f = NULL;
 	if (f)
 		look_followed(l, f, parentfd, name);
 	else if (strcmp(name, ".git") == 0) {
