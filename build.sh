@@ -3,9 +3,10 @@
 #   ./build.sh demo    install what is missing, build, and run the demo
 #   ./build.sh check   install what is missing, then build and run every suite:
 #                      unit and integration tests in a normal and a sanitizer
-#                      (ASan+UBSan) build, and the fuzzers' corpus replay;
-#                      the normal build's also tests the install and the
-#                      Debian package (tests/package/).
+#                      (ASan+UBSan) build, the integration tests once more
+#                      with FUSE over io_uring on, and the fuzzers' corpus
+#                      replay; the normal build's also tests the install and
+#                      the Debian package (tests/package/).
 # It ends with one line, "N passed, N failed", over all suites.
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +42,42 @@ count_results() {
 		END { printf "%d %d\n", p, f }'
 }
 
+passed=0
+failed=0
+# tally DIR...: adds the results in DIR... to the totals.
+tally() {
+	set -- $(count_results "$@")
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+}
+
+# FUSE over io_uring (fs/uring.c) is off until root turns the fuse module's
+# enable_uring parameter on.
+uring_param=/sys/module/fuse/parameters/enable_uring
+
+# run_uring_pass: the integration suite once more in build/, every mount with
+# FUSE over io_uring on (OZ0_URING=on: tests/integration/lib.sh fails a mount
+# that does not use it). The parameter is turned on for it and put back as
+# found. Needs root and a kernel that has it; says so and does nothing
+# otherwise (tests/integration/test-uring.sh fails in CI then).
+run_uring_pass() {
+	if [ "$(id -u)" -ne 0 ] || ! [ -w "$uring_param" ]; then
+		echo "build.sh: no integration pass with FUSE over io_uring: it needs root and $uring_param" >&2
+		return 0
+	fi
+	was=$(cat "$uring_param")
+	trap 'echo "$was" >"$uring_param"' EXIT
+	trap 'exit 1' INT TERM
+	echo Y >"$uring_param"
+	find build -name '*.trs' -delete
+	r=0
+	OZ0_URING=on make -s -C build -j"$jobs" check TESTS='$(integration_tests)' || r=$?
+	echo "$was" >"$uring_param"
+	trap - EXIT INT TERM
+	tally build
+	return "$r"
+}
+
 run_check() {
 	configure_build build
 	configure_build build-asan --enable-sanitizers
@@ -49,14 +86,16 @@ run_check() {
 		find "$dir" -name '*.trs' -delete
 		make -s -C "$dir" -j"$jobs" check || status=1
 	done
+	tally build build-asan
+	run_uring_pass || status=1
 	if [ -d tests/fuzz ] && ls tests/fuzz/fuzz-*.c >/dev/null 2>&1; then
 		CC=clang configure_build build-fuzz --enable-fuzzing
 		find build-fuzz -name '*.trs' -delete
 		make -s -C build-fuzz -j"$jobs" check-fuzz || status=1
+		tally build-fuzz
 	fi
-	set -- $(count_results build build-asan $( [ -d build-fuzz ] && echo build-fuzz))
-	echo "$1 passed, $2 failed"
-	[ "$2" -eq 0 ] && [ "$status" -eq 0 ]
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && [ "$status" -eq 0 ]
 }
 
 case "${1:-}" in
