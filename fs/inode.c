@@ -380,16 +380,31 @@ static struct inode *find_same(struct inode_table *t, const struct stat *st, con
 	return NULL;
 }
 
-/* The hashed inode of ST's (dev, ino) with one more lookup reference, if it
- * holds an fd (cached or pinned): an object with an open descriptor is
- * alive, so no other object bears its number on its file system, and the
- * one just looked up is that one, without a handle to tell them apart. It
- * spares name_to_handle_at, a third of a lookup, for every name the table
- * knows (an entry the kernel revalidates, a hard link). */
-static struct inode *find_held(struct inode_table *t, const struct stat *st)
+/* A lookup reference on the hashed inode that is the same object as ST
+ * (find_same), donating *FD to its cache when it has none (*FD is then -1);
+ * NULL when there is none. Under lock. */
+static struct inode *ref_same(struct inode_table *t, const struct stat *st, const union handle_buf *hb, int *fd)
+{
+	struct inode *i = find_same(t, st, hb);
+	if (i && inode_ref(t, i, *fd))
+		*fd = -1;
+	return i;
+}
+
+/* The first look, before any handle is made: the hashed inode of ST's (dev,
+ * ino) with one more lookup reference, if it holds an fd (cached or pinned).
+ * An object with an open descriptor is alive, so no other object bears its
+ * number on its file system, and the one just looked up is that one, without
+ * a handle to tell them apart. It spares name_to_handle_at, a third of a
+ * lookup, for every name the table knows (an entry the kernel revalidates, a
+ * hard link). Otherwise NULL, with *KNOWN telling whether the number is
+ * hashed at all: only then is there an inode whose handle must be compared
+ * before a new one is made. */
+static struct inode *find_held(struct inode_table *t, const struct stat *st, bool *known)
 {
 	pthread_mutex_lock(&t->lock);
 	struct inode *i = hash_find(t, st->st_dev, st->st_ino);
+	*known = i != NULL;
 	if (i && i->fd >= 0)
 		i->nlookup++;
 	else
@@ -398,11 +413,13 @@ static struct inode *find_held(struct inode_table *t, const struct stat *st)
 	return i;
 }
 
+/* The handle is made and the inode allocated outside the lock, so a new
+ * inode takes it twice: find_held's look, then the publication. */
 int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, struct stat *st, struct inode **out)
 {
 	_cleanup_ifd_ struct ifd p = {0};
 	union handle_buf hb;
-	bool with_handle;
+	bool with_handle, known;
 
 	int r = inode_fd_acquire(t, parent, &p);
 	if (r < 0)
@@ -414,34 +431,33 @@ int inode_lookup(struct inode_table *t, struct inode *parent, const char *name, 
 		return negative_errno();
 	if (fstatat(fd, "", st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return negative_errno();
-	struct inode *known = find_held(t, st);
-	if (known) {
-		*out = known;
+	struct inode *i = find_held(t, st, &known);
+	if (i) {
+		*out = i;
 		return 0;
 	}
 	with_handle = t->use_handles && handle_of(fd, &hb) >= 0;
 
-	pthread_mutex_lock(&t->lock);
-	struct inode *i = find_same(t, st, with_handle ? &hb : NULL);
-	if (i && inode_ref(t, i, fd))
-		fd = -1;
-	pthread_mutex_unlock(&t->lock);
-	if (i) {
-		*out = i;
-		return 0;
+	/* A known number without an fd: the handle tells whether it is still
+	 * this object, before anything is allocated. */
+	if (known) {
+		pthread_mutex_lock(&t->lock);
+		i = ref_same(t, st, with_handle ? &hb : NULL, &fd);
+		pthread_mutex_unlock(&t->lock);
+		if (i) {
+			*out = i;
+			return 0;
+		}
 	}
 
 	struct inode *new = inode_alloc(st, with_handle ? &hb : NULL);
 	if (!new)
 		return -ENOMEM;
 	pthread_mutex_lock(&t->lock);
-	i = find_same(t, st, with_handle ? &hb : NULL);
-	if (i) {
-		if (inode_ref(t, i, fd))
-			fd = -1;
-	} else {
+	/* another thread may have published it since the first look */
+	i = ref_same(t, st, with_handle ? &hb : NULL, &fd);
+	if (!i)
 		i = inode_publish(t, TAKE_PTR(new), TAKE_FD(fd), with_handle);
-	}
 	pthread_mutex_unlock(&t->lock);
 	free(new);
 	*out = i;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/write-whole.h"
 #include "fs/replace.h"
 
 #define COMPARE_CHUNK 16384
@@ -81,21 +82,6 @@ static int read_whole(int fd, off_t size, char **out)
 	return 0;
 }
 
-static int write_full(int fd, const char *buf, size_t len)
-{
-	for (off_t off = 0; len > 0;) {
-		ssize_t n = pwrite(fd, buf, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		buf += n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
-}
-
 /* Writes BYTES into the protected file itself, so its identity, and with it
  * its protection, stay; then cuts it to length. */
 static int rewrite_in_place(int dir, const char *name, struct policy_id id, const char *bytes, size_t len)
@@ -105,7 +91,7 @@ static int rewrite_in_place(int dir, const char *name, struct policy_id id, cons
 
 	if (fd < 0)
 		return fd;
-	int r = write_full(fd, bytes, len);
+	int r = write_whole_at(fd, bytes, len, 0);
 	if (r >= 0 && ftruncate(fd, (off_t)len) < 0)
 		r = negative_errno();
 	return r;

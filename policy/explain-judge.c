@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/path-parts.h"
 #include "policy/explain-judge.h"
 
 static struct policy_id folder_id(const struct explain_folder *f)
@@ -116,20 +117,21 @@ int explain_existing(struct explanation *e, const struct policy_snapshot *s, con
 static const char *denied_in_rest(const struct policy_snapshot *s, const char *rest)
 {
 	char name[NAME_MAX + 1];
+	const char *part;
+	size_t len;
 
-	for (const char *p = rest; p && *p;) {
-		size_t len = strcspn(p, "/");
-		const char *reason = NULL;
+	if (!rest)
+		return NULL;
+	for (const char *p = rest; path_next_part(&p, &part, &len);) {
+		const char *reason;
 
-		if (len > 0 && len <= NAME_MAX) {
-			memcpy(name, p, len);
-			name[len] = '\0';
-			reason = policy_lookup_denied_name(s, name);
-		}
+		if (len > NAME_MAX)
+			continue;
+		memcpy(name, part, len);
+		name[len] = '\0';
+		reason = policy_lookup_denied_name(s, name);
 		if (reason)
 			return reason;
-		p += len;
-		p += *p == '/';
 	}
 	return NULL;
 }

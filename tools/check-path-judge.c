@@ -9,6 +9,7 @@
 
 #include "common/cleanup.h"
 #include "common/explain-resolve.h"
+#include "common/path-parts.h"
 #include "tools/check-path-judge.h"
 #include "tools/check-path-model.h"
 
@@ -46,20 +47,20 @@ static int check_roots(const struct path_check *c, const char *form, bool fold, 
 /* A [deny] name as a component of FORM: 1 when one is (V filled), 0 when not. */
 static int check_names(const struct path_check *c, const char *form, bool fold, struct path_verdict *v)
 {
-	for (const char *p = form; *p;) {
-		size_t len = strcspn(p, "/");
+	const char *part;
+	size_t len;
 
-		for (size_t i = 0; len && i < c->n_deny_names; i++) {
+	for (const char *p = form; path_next_part(&p, &part, &len);) {
+		for (size_t i = 0; i < c->n_deny_names; i++) {
 			const char *name = c->deny_names[i];
 
-			if (strlen(name) != len || (fold ? strncasecmp(p, name, len) : strncmp(p, name, len)) != 0)
+			if (strlen(name) != len ||
+			    (fold ? strncasecmp(part, name, len) : strncmp(part, name, len)) != 0)
 				continue;
 			int r = refuse(v, CHECK_RULE_DENIED_NAME, "%s holds '%s'%s, a name [deny] refuses anywhere", form,
 			               name, fold ? " (the volume ignoring case)" : "");
 			return r < 0 ? r : 1;
 		}
-		p += len;
-		p += *p == '/';
 	}
 	return 0;
 }

@@ -2,23 +2,23 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include <strings.h>
 
+#include "common/path-parts.h"
 #include "tools/write-judge.h"
 
 int write_check_name(const char *rel, struct write_refusal *no)
 {
-	for (const char *p = rel; *p;) {
-		size_t n = strcspn(p, "/");
+	const char *part;
+	size_t n;
 
+	for (const char *p = rel; path_next_part(&p, &part, &n);) {
 		/* A volume that ignores case opens .GIT as .git. */
-		if (n == 4 && strncasecmp(p, ".git", 4) == 0)
+		if (n == 4 && strncasecmp(part, ".git", 4) == 0)
 			return write_refuse(no, WRITE_RULE_GIT_NAME,
 			                    "%s has a component named .git: an agent's write never touches a .git "
 			                    "file or anything in a .git folder",
 			                    rel);
-		p += n + (p[n] == '/');
 	}
 	return 0;
 }

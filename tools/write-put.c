@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/write-whole.h"
 #include "tools/write-put.h"
 
 static bool force_named;
@@ -30,21 +31,6 @@ int write_put_name(char name[static WRITE_PUT_NAME_SIZE])
 		return n < 0 ? negative_errno() : -EIO;
 	snprintf(name, WRITE_PUT_NAME_SIZE, ".oz0fs-write-%02x%02x%02x%02x%02x%02x%02x%02x", bytes[0], bytes[1],
 	         bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7]);
-	return 0;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		data += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }
 
@@ -85,7 +71,7 @@ int write_put_stage(struct write_put *p, int dirfd, const char *tmpname, const c
 	p->fd = open_new(p);
 	if (p->fd < 0)
 		return p->fd;
-	r = write_all(p->fd, data, len);
+	r = write_whole_at(p->fd, data, len, 0);
 	/* the mode asked for exactly, not less the umask nor plus a set-ID bit */
 	if (r == 0 && fchmod(p->fd, mode) < 0)
 		r = negative_errno();
