@@ -15,8 +15,11 @@
 #   BENCH_PARTS="..." which of judge model to run when given (default both)
 #   QUICK=1           3 runs, a part of the Linux tree and smaller files
 #   RUNS=N            repetitions (default 5, QUICK 3)
-#   TARGETS="..."     a subset of: native oz0fs oz0fs-nojudge passthrough_ll
-#                     bindfs fuse-overlayfs
+#   TARGETS="..."     a subset of: native oz0fs oz0fs-uring oz0fs-nojudge
+#                     passthrough_ll bindfs fuse-overlayfs (oz0fs takes its
+#                     requests from /dev/fuse, oz0fs-uring through FUSE over
+#                     io_uring: the run turns the fuse module's enable_uring
+#                     on for it and puts it back as found)
 #   BENCH_GROUPS="..." a subset of: tree build meta seq rand (not GROUPS:
 #                     bash ignores assignments to that name)
 #   BENCH_NOTE=text   a line for the report (why a run was cut short, ...)
@@ -25,6 +28,10 @@
 #   RESULTS=dir       where the report goes (default: results/ here)
 #   NAME=name         the report's files are NAME.{md,csv,png} (default
 #                     latest, QUICK: quick), so a quick look keeps the full run
+#   BENCH_COMMAND=... the command the report says reproduces it
+#
+# `make bench-quick` is QUICK=1 BENCH_GROUPS="tree meta" on native, oz0fs
+# both ways and the best peer, without the judge and model parts.
 #
 # Needs root: it installs packages, mounts, and drops the page cache.
 set -eu
@@ -48,7 +55,16 @@ workloads() {
 # name          group  mode  step        full quick  what
 untar           tree   time  untar        240   60   untar the Linux source tree onto the mount
 rss_untar       tree   rss   -              0    0   daemon peak RSS per inode after the untar (bytes)
-git_commit      tree   time  git_commit   300   90   git add -A && git commit of the tree
+EOF
+	# QUICK commits on the backing folder, untimed: the status that follows
+	# needs the index, and committing through the mount would take half the
+	# ten minutes.
+	if [ "${QUICK:-0}" = 1 ]; then
+		echo 'git_commit      tree   prep  commit_back    0   90   git add -A && git commit of the tree, on the backing folder'
+	else
+		echo 'git_commit      tree   time  git_commit   300   90   git add -A && git commit of the tree'
+	fi
+	cat <<'EOF'
 status_cold     tree   cold  status       120   60   git status, page cache dropped
 status_warm     tree   warm  status        60   30   git status, warm
 grep_cold       tree   cold  grep         240  120   grep -rF of an absent string over the tree, cold
@@ -69,14 +85,15 @@ rand_read       rand   cold  rand_read    300  120   random 4 KiB reads, cold
 EOF
 }
 
-all_targets="native oz0fs oz0fs-nojudge passthrough_ll bindfs fuse-overlayfs"
+all_targets="native oz0fs oz0fs-uring oz0fs-nojudge passthrough_ll bindfs fuse-overlayfs"
 all_groups="tree build meta seq rand"
 
 # ---- Sizes ----------------------------------------------------------------
-# QUICK: a part of the tree (drivers/net, ~6k files), 10k small files, 512 MiB.
+# QUICK: a part of the tree (drivers/net, drivers/gpu, include and arch/x86:
+# 20k entries), 10k small files, 512 MiB.
 if [ "${QUICK:-0}" = 1 ]; then
 	runs=${RUNS:-3}
-	tree_part=linux-source-6.1/drivers/net
+	tree_part="linux-source-6.1/drivers/net linux-source-6.1/drivers/gpu linux-source-6.1/include linux-source-6.1/arch/x86"
 	meta_files=10000
 	seq_size=512M
 	rand_file=256M
@@ -126,6 +143,15 @@ step_git_commit() {
 	# while the next workloads run.
 	git -c gc.auto=0 commit -q -m bench
 }
+# On the backing folder (QUICK), then checked through the mount: a target
+# that does not see the commit would time another workload.
+step_commit_back() {
+	(step_git_commit "$2")
+	[ -z "$(git -C "$1" status --porcelain | head -n 1)" ] || {
+		echo "the commit made on the backing folder is not seen through the mount" >&2
+		return 1
+	}
+}
 step_status() {
 	cd "$1"
 	git status --porcelain >/dev/null
@@ -164,7 +190,7 @@ step_rand_read() {
 
 if [ "${1:-}" = __step ]; then
 	tools=$5
-	"step_$2" "$3"
+	"step_$2" "$3" "$4"
 	exit 0
 fi
 
@@ -176,17 +202,24 @@ fi
 mount_native() { rmdir "$2" && ln -s "$1" "$2"; }
 comm_native() { :; }
 
-mount_oz0fs() {
-	# shellcheck disable=SC2086 # OZ0FS_OPTS is a list of words by design
-	"$oz0fs" ${OZ0FS_OPTS:+-o "$OZ0FS_OPTS"} "$1" "$2"
-}
+mount_oz0fs() { "$oz0fs" -o "uring=off${OZ0FS_OPTS:+,$OZ0FS_OPTS}" "$1" "$2"; }
 comm_oz0fs() { echo oz0fs; }
 
-# The same oz0fs, same options, but its judge allows everything unasked.
-mount_oz0fs_nojudge() {
-	# shellcheck disable=SC2086 # OZ0FS_OPTS is a list of words by design
-	"$oz0fs_nojudge" ${OZ0FS_OPTS:+-o "$OZ0FS_OPTS"} "$1" "$2"
+# The same oz0fs taking its requests through FUSE over io_uring; a mount
+# that came up on /dev/fuse instead fails.
+mount_oz0fs_uring() {
+	"$oz0fs" -o "uring=auto${OZ0FS_OPTS:+,$OZ0FS_OPTS}" "$1" "$2" || return 1
+	pid=$(daemon_pid oz0fs-uring "$2")
+	if [ -z "$pid" ] || ! ls -l "/proc/$pid/fd" | grep -qF 'io_uring'; then
+		unmount oz0fs-uring "$2"
+		echo "the daemon does not take requests through io_uring"
+		return 1
+	fi
 }
+comm_oz0fs_uring() { echo oz0fs; }
+
+# The same oz0fs, same options, but its judge allows everything unasked.
+mount_oz0fs_nojudge() { "$oz0fs_nojudge" -o "uring=off${OZ0FS_OPTS:+,$OZ0FS_OPTS}" "$1" "$2"; }
 comm_oz0fs_nojudge() { echo oz0fs-nojudge; }
 
 # passthrough_ll at its fastest: kernel caches kept (cache=always), writeback
@@ -387,7 +420,8 @@ prepare_tools() {
 		x="$tools/x"
 		mkdir -p "$x"
 		# The whole tree, or just the part and the .gitignore.
-		if [ -n "$tree_part" ]; then set -- "$tree_part" linux-source-6.1/.gitignore; else set --; fi
+		# shellcheck disable=SC2086 # tree_part is a list of folders
+		if [ -n "$tree_part" ]; then set -- $tree_part linux-source-6.1/.gitignore; else set --; fi
 		tar -xJf "$linux_tarball" -C "$x" "$@"
 		sed -i '/^# Debian packaging/,$d' "$x/linux-source-6.1/.gitignore"
 		tar -cf "$cache.tmp" -C "$x" linux-source-6.1
@@ -400,7 +434,7 @@ prepare_tools() {
 # usable TARGET: 0 if it mounts here; else prints why.
 usable() {
 	case $1 in
-	oz0fs) [ -x "$oz0fs" ] || { echo "no oz0fs binary (set OZ0FS)"; return 1; } ;;
+	oz0fs | oz0fs-uring) [ -x "$oz0fs" ] || { echo "no oz0fs binary (set OZ0FS)"; return 1; } ;;
 	oz0fs-nojudge) [ -x "$oz0fs_nojudge" ] || { echo "no oz0fs-nojudge binary (set OZ0FS_NOJUDGE)"; return 1; } ;;
 	passthrough_ll)
 		[ -x "$tools/passthrough_ll" ] || {
@@ -417,8 +451,8 @@ usable() {
 	out=$("mount_$(fn "$1")" "$b" "$m" 2>&1) || rc=$?
 	if [ $rc -eq 0 ] && ! [ -d "$m/.git/hooks" ]; then rc=1 out="mounted, but the tree is not visible"; fi
 	# oz0fs must judge: a new file among the hooks has to be refused.
-	if [ $rc -eq 0 ] && [ "$1" = oz0fs ] && touch "$m/.git/hooks/pre-commit" 2>/dev/null; then
-		echo "oz0fs accepted a new .git/hooks/pre-commit: its policy was NOT enforcing in this run" >>"$notes"
+	if [ $rc -eq 0 ] && [ "${1%-uring}" = oz0fs ] && touch "$m/.git/hooks/pre-commit" 2>/dev/null; then
+		echo "$1 accepted a new .git/hooks/pre-commit: its policy was NOT enforcing in this run" >>"$notes"
 	fi
 	# ... and oz0fs-nojudge must not, or the judge's share means nothing.
 	if [ $rc -eq 0 ] && [ "$1" = oz0fs-nojudge ] && ! touch "$m/.git/hooks/pre-commit" 2>/dev/null; then
@@ -457,15 +491,20 @@ write_report() {
 	{
 		echo "# oz0fs benchmark"
 		echo
-		echo "$(date -u +%Y-%m-%d), $nruns runs$([ "${QUICK:-0}" = 1 ] && echo ', QUICK sizes'), $2; reproduce with \`make bench\`$([ "${QUICK:-0}" = 1 ] && echo ' QUICK=1')."
+		echo "$(date -u +%Y-%m-%d), $nruns runs$([ "${QUICK:-0}" = 1 ] && echo ', QUICK sizes'), $2; reproduce with \`${BENCH_COMMAND:-make bench}\`."
 		echo
 		versions
 		echo
 		[ ! -s "$notes" ] || { sed 's/.*/**&**/' "$notes"; echo; }
 		[ -z "${BENCH_NOTE:-}" ] || { echo "$BENCH_NOTE"; echo; }
 		order=$(workloads | grep -v '^#' | awk '{ printf "%s|", $1 }')
-		# oz0fs-nojudge has a table of its own below, and no bars in the chart.
-		sh "$here/report.sh" "$1" "$report_base.dat" "$order" "$(echo "$all_targets" | sed 's/ oz0fs-nojudge//')"
+		# The targets the runs measured; oz0fs-nojudge has a table of its
+		# own below, and no bars in the chart.
+		shown=
+		for t in $all_targets; do
+			[ "$t" = oz0fs-nojudge ] || ! grep -q "^[0-9]*,$t," "$1" || shown="$shown $t"
+		done
+		sh "$here/report.sh" "$1" "$report_base.dat" "$order" "$shown"
 		echo
 		echo "Each cell: median (min–max) over the runs, and the ratio of the median to native ext4's."
 		echo "Times in seconds; RSS rows in bytes of the daemon's peak RSS (VmHWM) per inode in the tree."
@@ -544,7 +583,8 @@ RESULTS=${RESULTS:-$here/results}
 if [ "${QUICK:-0}" = 1 ]; then name=${NAME:-quick}; else name=${NAME:-latest}; fi
 report_base="$RESULTS/$name"
 mkdir -p "$RESULTS"
-tree_cache="$BENCH_TMP/oz0fs-bench-tree${tree_part:+-quick}.tar"
+# A part's tarball is named by what it holds, so a changed part is made again.
+tree_cache="$BENCH_TMP/oz0fs-bench-tree${tree_part:+-$(echo "$tree_part" | cksum | cut -d' ' -f1)}.tar"
 abspath() { [ -z "$1" ] || echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 oz0fs=$(abspath "${OZ0FS:-}")
 oz0fs_nojudge=$(abspath "${OZ0FS_NOJUDGE:-}")
@@ -562,12 +602,23 @@ csv="$work/results.csv"
 notes="$work/notes"
 : >"$notes"
 : >"$work/failures"
+uring_param=/sys/module/fuse/parameters/enable_uring
+uring_was=
 cleanup() {
 	for t in $all_targets; do unmount "$t" "$work/$t.mnt" 2>/dev/null || true; done
 	rm -rf "$work"
+	[ -z "$uring_was" ] || echo "$uring_was" >"$uring_param"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+case " $targets " in
+*" oz0fs-uring "*)
+	if [ -w "$uring_param" ]; then
+		uring_was=$(cat "$uring_param")
+		echo Y >"$uring_param"
+	fi
+	;;
+esac
 prepare_tools
 echo 'run,target,workload,value,unit,status,error' >"$csv"
 
