@@ -53,10 +53,15 @@ rl_is "what it wrote belongs to the owner" 65534 "$(stat -c %u "$owned/new.txt")
 
 # ---- The settler's state -----------------------------------------------------------------
 
-rl_go state --tree "$tree" -- sh -c 'find / -name "tree-*.state" 2>/dev/null | head -1; git init -q sub &&
-	git -C sub config core.hooksPath /tmp/evil; exit 1'
+# The run's own state file, by the name the runner gives it, anywhere in the
+# sandbox's view. (Another test's run, beside this one with a state folder of
+# its own in the machine's /var/tmp, is no secret of this run's.)
+state_name=$(stat -c 'tree-%d-%i.state' "$tree")
+rl_go state --tree "$tree" -- sh -c 'find / -name "$1" 2>/dev/null | head -1; git init -q sub &&
+	git -C sub config core.hooksPath /tmp/evil; exit 1' sh "$state_name"
 rl_status "a run that plants a configuration and fails: its own status" 1
 rl_is "the state file cannot be seen from the sandbox" "" "$(cat "$T/state.out")"
+rl_ok "... by the name the runner gives it (its lock stays beside it)" test -e "$OZ0RUN_STATE_DIR/${state_name%.state}.lock"
 rl_ok "the configuration was settled (moved aside)" test -e "$tree/sub/.git/config.sandbox-refused"
 rm -rf "$tree/sub"
 
