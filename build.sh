@@ -2,11 +2,11 @@
 # The two Quickstart commands:
 #   ./build.sh demo    install what is missing, build, and run the demo
 #   ./build.sh check   install what is missing, then build and run every suite:
-#                      unit and integration tests in a normal and a sanitizer
-#                      (ASan+UBSan) build, the integration tests once more
-#                      with FUSE over io_uring on, and the fuzzers' corpus
-#                      replay; the normal build's also tests the install and
-#                      the Debian package (tests/package/).
+#                      unit and integration tests in a normal build, its
+#                      mounts over FUSE over io_uring, and in a sanitizer
+#                      (ASan+UBSan) build, its mounts on /dev/fuse; the
+#                      fuzzers' corpus replay; the normal build's also tests
+#                      the install and the Debian package (tests/package/).
 # It ends with one line, "N passed, N failed", over all suites.
 set -eu
 top=$(cd "$(dirname "$0")" && pwd)
@@ -55,26 +55,25 @@ tally() {
 # enable_uring parameter on.
 uring_param=/sys/module/fuse/parameters/enable_uring
 
-# run_uring_pass: the integration suite once more in build/, every mount with
-# FUSE over io_uring on (OZ0_URING=on: tests/integration/lib.sh fails a mount
-# that does not use it). The parameter is turned on for it and put back as
-# found. Needs root and a kernel that has it; says so and does nothing
+# with_uring CMD...: CMD with every mount taking its requests through FUSE
+# over io_uring (OZ0_URING=on: tests/integration/lib.sh fails a mount that
+# does not use it), the parameter turned on for it and put back as found.
+# Needs root and a kernel that has it; says so and runs CMD on /dev/fuse
 # otherwise (tests/integration/test-uring.sh fails in CI then).
-run_uring_pass() {
+with_uring() {
 	if [ "$(id -u)" -ne 0 ] || ! [ -w "$uring_param" ]; then
-		echo "build.sh: no integration pass with FUSE over io_uring: it needs root and $uring_param" >&2
-		return 0
+		echo "build.sh: FUSE over io_uring needs root and $uring_param: the suite runs on /dev/fuse alone" >&2
+		"$@"
+		return
 	fi
 	was=$(cat "$uring_param")
 	trap 'echo "$was" >"$uring_param"' EXIT
 	trap 'exit 1' INT TERM
 	echo Y >"$uring_param"
-	find build -name '*.trs' -delete
 	r=0
-	OZ0_URING=on make -s -C build -j"$jobs" check TESTS='$(integration_tests)' || r=$?
+	OZ0_URING=on "$@" || r=$?
 	echo "$was" >"$uring_param"
 	trap - EXIT INT TERM
-	tally build
 	return "$r"
 }
 
@@ -82,12 +81,13 @@ run_check() {
 	configure_build build
 	configure_build build-asan --enable-sanitizers
 	status=0
-	for dir in build build-asan; do
-		find "$dir" -name '*.trs' -delete
-		make -s -C "$dir" -j"$jobs" check || status=1
-	done
+	find build build-asan -name '*.trs' -delete
+	# Each mode of the daemon once: the normal build's suites take their
+	# requests through FUSE over io_uring, the sanitizer build's from
+	# /dev/fuse.
+	with_uring make -s -C build -j"$jobs" check || status=1
+	OZ0_URING=off make -s -C build-asan -j"$jobs" check || status=1
 	tally build build-asan
-	run_uring_pass || status=1
 	if [ -d tests/fuzz ] && ls tests/fuzz/fuzz-*.c >/dev/null 2>&1; then
 		CC=clang configure_build build-fuzz --enable-fuzzing
 		find build-fuzz -name '*.trs' -delete
