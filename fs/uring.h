@@ -19,7 +19,15 @@
  * lease to break, a read from a slow disk) holds up only its own thread,
  * and a CPU's requests wait for an entry only when all of them are busy.
  * A thread's entry is its only one: a second would let a blocked thread
- * hold a request that another could serve. */
+ * hold a request that another could serve.
+ *
+ * After the requests it found, a thread keeps looking for the next one for
+ * the request loop's spin (fs/loop.h) before it sleeps, yielding the CPU
+ * between looks. Its CPU is the caller's, so a sleeping thread costs two
+ * switches per request there, and on two CPUs the caller it wakes usually
+ * moves to the other, idle one: its next request then wakes a thread there
+ * too, an interrupt between CPUs each time. A spinning thread keeps its CPU
+ * busy for the short while a caller takes to make its next request. */
 #pragma once
 
 #include <stdbool.h>
@@ -40,6 +48,9 @@ struct fuse_session;
  * kernel, once told, waits for every queue, so the reply may accept the
  * ring only when everything is in place. */
 int uring_prepare(struct fuse_session *se, int dev_fd, size_t payload_size);
+/* How long a thread looks for its next request before it sleeps (0: it
+ * sleeps at once); set before the INIT request comes. */
+void uring_set_spin(unsigned spin_us);
 /* After the INIT reply went out: the threads register their entries. */
 void uring_start(void);
 /* Ends the threads and frees the rings (nothing when none were made), and

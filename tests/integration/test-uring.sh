@@ -55,6 +55,24 @@ if open(d + "/from-tmp").read() != "tmp\n":
     sys.exit("the O_TMPFILE did not read back")' "$1"
 }
 
+# cpu_ticks PID: the user and system time of all its threads, in ticks.
+cpu_ticks() {
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# idle_costs_nothing: once the workload is over, the ring threads' spin
+# (fs/uring.h) ends and they sleep. A thread that kept spinning would use
+# a whole CPU: 100 ticks a second.
+idle_costs_nothing() {
+	sleep 0.5
+	local before after
+	before=$(cpu_ticks "$OZ_PID")
+	sleep 2
+	after=$(cpu_ticks "$OZ_PID")
+	check "parameter Y: idle, the daemon takes no CPU (ticks in 2 s: $((after - before)))" \
+		test $((after - before)) -le 10
+}
+
 # served_requests: the count in the last daemon's exit line, or "none".
 served_requests() {
 	sed -n 's/^oz0fs: fuse over io_uring: served \([0-9]*\) requests.*/\1/p' "$T/daemon.log" | tail -n 1 |
@@ -85,6 +103,7 @@ param_on() {
 	check "parameter Y: one queue per possible CPU" \
 		grep -q "^oz0fs: fuse over io_uring: $(possible_cpus) queues of" "$T/daemon.log"
 	check "parameter Y: the workload runs" workload "$T/mnt-on"
+	idle_costs_nothing
 	check "parameter Y: unmount; the daemon exits 0" oz_umount "$T/mnt-on"
 	local served
 	served=$(served_requests)
