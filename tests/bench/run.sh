@@ -41,8 +41,9 @@ self="$here/$(basename "$0")"
 
 # ---- The workloads --------------------------------------------------------
 # One line each, run in this order within a group. A group runs on one fresh
-# mount of one target; its steps share state (the untarred tree, the 100k
-# files), so when a step fails the rest of its group is recorded as skipped.
+# mount of one target (QUICK: all its groups on one); its steps share state
+# (the untarred tree, the 100k files), so when a step fails the rest of its
+# mount's steps are recorded as skipped.
 #   mode: time  timed as is
 #         warm  run once untimed, then timed; right after the same step ran
 #               (its cold run), that run is the warm-up
@@ -144,8 +145,11 @@ step_git_commit() {
 	git -c gc.auto=0 commit -q -m bench
 }
 # On the backing folder (QUICK), then checked through the mount: a target
-# that does not see the commit would time another workload.
+# that does not see the commit would time another workload. The tree's
+# objects are linked in already packed (prepare_tools), so `git add` only
+# hashes the files: it neither compresses nor writes 20k loose objects.
 step_commit_back() {
+	ln "$tools"/seed/.git/objects/pack/* "$2/.git/objects/pack/"
 	(step_git_commit "$2")
 	[ -z "$(git -C "$1" status --porcelain | head -n 1)" ] || {
 		echo "the commit made on the backing folder is not seen through the mount" >&2
@@ -210,13 +214,19 @@ comm_oz0fs() { echo oz0fs; }
 mount_oz0fs_uring() {
 	"$oz0fs" -o "uring=auto${OZ0FS_OPTS:+,$OZ0FS_OPTS}" "$1" "$2" || return 1
 	pid=$(daemon_pid oz0fs-uring "$2")
-	if [ -z "$pid" ] || ! ls -l "/proc/$pid/fd" | grep -qF 'io_uring'; then
+	if [ -z "$pid" ] || ! holds_uring "$pid"; then
 		unmount oz0fs-uring "$2"
 		echo "the daemon does not take requests through io_uring"
 		return 1
 	fi
 }
 comm_oz0fs_uring() { echo oz0fs; }
+holds_uring() {
+	for fd in "/proc/$1/fd/"*; do
+		case $(readlink "$fd") in *io_uring*) return 0 ;; esac
+	done
+	return 1
+}
 
 # The same oz0fs, same options, but its judge allows everything unasked.
 mount_oz0fs_nojudge() { "$oz0fs_nojudge" -o "uring=off${OZ0FS_OPTS:+,$OZ0FS_OPTS}" "$1" "$2"; }
@@ -311,7 +321,14 @@ run_step() {
 		2>"$work/step.err" >/dev/null
 }
 
-# run_group RUN TARGET GROUP: one fresh mount, the group's steps in order.
+# in_groups GROUP SET: GROUP is one of SET, groups joined by "+".
+in_groups() {
+	case "+$2+" in *"+$1+"*) return 0 ;; esac
+	return 1
+}
+
+# run_group RUN TARGET GROUPS: one fresh mount, the steps of GROUPS (one
+# group, or several joined by "+") in order.
 # A group that failed on a target in two runs is not tried again: its steps
 # are recorded as skipped at once (a target that cannot untar the tree would
 # otherwise spend minutes failing in every run).
@@ -324,7 +341,7 @@ run_group() {
 		failed="skipped: failed in two earlier runs"
 		say "run $run: $group on $target $failed"
 		workloads | grep -v '^#' | while read -r name grp mode _; do
-			[ "$grp" = "$group" ] || continue
+			in_groups "$grp" "$group" || continue
 			[ "$mode" != prep ] || continue
 			record "$run" "$target" "$name" "" s failed "$failed"
 		done
@@ -338,7 +355,7 @@ run_group() {
 	fi
 	last=
 	workloads | grep -v '^#' | while read -r name grp mode step tfull tquick _what; do
-		[ "$grp" = "$group" ] || continue
+		in_groups "$grp" "$group" || continue
 		if [ -n "$failed" ]; then
 			[ "$mode" = prep ] || record "$run" "$target" "$name" "" s failed "$failed"
 			continue
@@ -429,6 +446,17 @@ prepare_tools() {
 		rm -rf "$x"
 	fi
 	ln -s "$cache" "$tools/tree.tar"
+	[ "${QUICK:-0}" = 0 ] || seed_objects "$tools/seed"
+}
+
+# seed_objects DIR: a repository in DIR holding the tree's commit in one
+# pack, and no working files.
+seed_objects() {
+	mkdir -p "$1"
+	tar -xf "$tools/tree.tar" -C "$1"
+	(step_git_commit "$1")
+	git -C "$1" repack -adq
+	rm -rf "$1/linux-source-6.1"
 }
 
 # usable TARGET: 0 if it mounts here; else prints why.
@@ -512,6 +540,7 @@ write_report() {
 		echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
 		echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
 		echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
+		[ "${QUICK:-0}" = 0 ] || echo "QUICK sizes run the groups one after another on one mount per target and run; the QUICK commit is made on the backing folder from packed objects, untimed."
 		share=$(sh "$here/report.sh" --judge "$1" "$order")
 		if [ -n "$share" ]; then
 			echo
@@ -578,6 +607,11 @@ parts() {
 
 # ---- Main -----------------------------------------------------------------
 [ "$(id -u)" = 0 ] || die "run as root: it installs packages, mounts and drops caches"
+# The commits are the benchmark's own, whoever runs it and however their
+# Git is configured.
+export GIT_AUTHOR_NAME=oz0fs-bench GIT_AUTHOR_EMAIL=bench@oz0fs.invalid
+export GIT_COMMITTER_NAME=oz0fs-bench GIT_COMMITTER_EMAIL=bench@oz0fs.invalid
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
 RESULTS=${RESULTS:-$here/results}
 if [ "${QUICK:-0}" = 1 ]; then name=${NAME:-quick}; else name=${NAME:-latest}; fi
@@ -638,6 +672,10 @@ done
 # Interleave: each group runs on every target in turn, the order rotated
 # every run, so that noise from other work on the machine (and the page
 # cache's history) falls on all targets alike rather than on the last one.
+# QUICK runs its groups on one mount per target and run: a fresh tree and
+# mount, and the sync that clears them away, cost about as much as the
+# steps of a group at QUICK sizes.
+if [ "${QUICK:-0}" = 1 ]; then mounts=$(echo "$groups" | tr ' ' +); else mounts=$groups; fi
 started=$(now)
 r=1
 while [ $r -le "$runs" ]; do
@@ -651,7 +689,7 @@ while [ $r -le "$runs" ]; do
 		k=$((k + 1))
 	done
 	order="$*"
-	for g in $groups; do
+	for g in $mounts; do
 		for t in $order; do
 			say "run $r/$runs: $g on $t"
 			run_group "$r" "$t" "$g"
