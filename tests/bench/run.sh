@@ -452,7 +452,7 @@ prepare_tools() {
 # seed_objects DIR: a repository in DIR holding the tree's commit in one
 # pack, and no working files.
 seed_objects() {
-	mkdir -p "$1"
+	git init -q "$1"
 	tar -xf "$tools/tree.tar" -C "$1"
 	(step_git_commit "$1")
 	git -C "$1" repack -adq
