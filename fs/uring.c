@@ -66,12 +66,6 @@ struct pool {
 };
 
 static struct pool *pool;
-static uint64_t spin_ns;
-
-void uring_set_spin(unsigned spin_us)
-{
-	spin_ns = (uint64_t)spin_us * 1000u;
-}
 
 /* The ring thread's own, and the entry whose request it handles until the
  * reply is committed. */
@@ -202,32 +196,10 @@ static bool complete(struct worker *q, uint64_t tag, int res)
 	return false;
 }
 
-/* Submits what is queued and waits for a completion: within the spin
- * after the last one by yielding the CPU and looking again (the sched_yield
- * also runs the task work that posts a fetched request's completion), then
- * asleep in the kernel. */
-static int submit_and_wait(struct worker *q, uint64_t spin_until)
-{
-	struct io_uring_cqe *cqe;
-
-	if (spin_until) {
-		int r = io_uring_submit(&q->ring);
-		if (r < 0)
-			return r;
-		while (io_uring_peek_cqe(&q->ring, &cqe) != 0 && loop_now_ns() < spin_until)
-			sched_yield();
-		if (io_uring_cq_ready(&q->ring))
-			return 0;
-	}
-	return io_uring_submit_and_wait(&q->ring, 1);
-}
-
 static void serve_entry(struct worker *q)
 {
-	uint64_t spin_until = 0;
-
 	for (;;) {
-		int r = submit_and_wait(q, spin_until);
+		int r = io_uring_submit_and_wait(&q->ring, 1);
 		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
 			log_warning("fuse over io_uring: queue %u stops: %s", q->qid, strerror(-r));
 			return;
@@ -240,7 +212,6 @@ static void serve_entry(struct worker *q)
 			if (!complete(q, tag, res))
 				return;
 		}
-		spin_until = spin_ns ? loop_now_ns() + spin_ns : 0;
 	}
 }
 

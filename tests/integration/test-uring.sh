@@ -60,8 +60,8 @@ cpu_ticks() {
 	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
-# idle_costs_nothing: once the workload is over, the ring threads' spin
-# (fs/uring.h) ends and they sleep. A thread that kept spinning would use
+# idle_costs_nothing: once the workload is over, the ring threads sleep in
+# the kernel (fs/uring.h). A thread that kept looking for requests would use
 # a whole CPU: 100 ticks a second.
 idle_costs_nothing() {
 	sleep 0.5
