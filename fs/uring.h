@@ -26,8 +26,7 @@
  * 200 us made a warm grep -r of 20k files 20-25% faster (the caller stayed
  * on its CPU instead of moving to the idle one at each wake-up), but git
  * status, whose threads keep both CPUs busy, 30-50% slower warm and slower
- * cold:
- * a spinner takes turns on the CPU with the callers. */
+ * cold: a spinner takes turns on the CPU with the callers. */
 #pragma once
 
 #include <stdbool.h>
