@@ -49,7 +49,7 @@ struct loop {
 	int error;        /* the read error that ended the loop */
 };
 
-static uint64_t now_ns(void)
+uint64_t loop_now_ns(void)
 {
 	struct timespec t;
 
@@ -177,7 +177,7 @@ static int next_request(struct loop *l, struct fuse_buf *buf)
 		int r = fuse_session_receive_buf(l->se, buf);
 		if (r >= 0 || (r != -EAGAIN && r != -EINTR))
 			return r;
-		uint64_t now = now_ns();
+		uint64_t now = loop_now_ns();
 		if (!deadline)
 			deadline = now + spin_ns;
 		if (now >= deadline) {

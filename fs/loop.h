@@ -18,6 +18,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdint.h>
 
 struct fuse_session;
 
@@ -33,6 +34,8 @@ struct loop_options {
  * Returns 0, or -errno when reading the device failed. */
 int loop_run(struct fuse_session *se, const struct loop_options *opt);
 
+/* CLOCK_MONOTONIC in nanoseconds: a spin's deadline. */
+uint64_t loop_now_ns(void);
 /* The CPUs this process may run on (its affinity). */
 int loop_usable_cpus(void);
 /* The spin that suits this process: none when it may run on one CPU only

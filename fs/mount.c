@@ -255,6 +255,7 @@ int fs_run(struct fs *fs)
 	        .max_idle = FS_MAX_IDLE_THREADS,
 	};
 
+	uring_set_spin(opt.spin_us);
 	int r = loop_run(fs->se, &opt);
 	uring_stop();
 	return r;

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,9 +64,17 @@ struct pool {
 	bool started; /* under lock */
 	bool stopping; /* under lock */
 	struct worker *workers;
+	/* Per queue, the thread that may spin: the one that served last. */
+	_Atomic(struct worker *) *spinner;
 };
 
 static struct pool *pool;
+static uint64_t spin_ns;
+
+void uring_set_spin(unsigned spin_us)
+{
+	spin_ns = (uint64_t)(spin_us < URING_SPIN_MAX_US ? spin_us : URING_SPIN_MAX_US) * 1000u;
+}
 
 /* The ring thread's own, and the entry whose request it handles until the
  * reply is committed. */
@@ -196,10 +205,34 @@ static bool complete(struct worker *q, uint64_t tag, int res)
 	return false;
 }
 
+/* Submits what is queued and waits for a completion: until SPIN_UNTIL, while
+ * it is its queue's spinner, by yielding the CPU and looking again (the
+ * sched_yield also runs the task work that posts a fetched request's
+ * completion); then asleep in the kernel. */
+static int submit_and_wait(struct worker *q, uint64_t spin_until)
+{
+	struct io_uring_cqe *cqe;
+
+	if (spin_until) {
+		int r = io_uring_submit(&q->ring);
+		if (r < 0)
+			return r;
+		_Atomic(struct worker *) *spinner = &q->pool->spinner[q->qid];
+		while (io_uring_peek_cqe(&q->ring, &cqe) != 0 && atomic_load(spinner) == q &&
+		       loop_now_ns() < spin_until)
+			sched_yield();
+		if (io_uring_cq_ready(&q->ring))
+			return 0;
+	}
+	return io_uring_submit_and_wait(&q->ring, 1);
+}
+
 static void serve_entry(struct worker *q)
 {
+	uint64_t spin_until = 0;
+
 	for (;;) {
-		int r = io_uring_submit_and_wait(&q->ring, 1);
+		int r = submit_and_wait(q, spin_until);
 		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY) {
 			log_warning("fuse over io_uring: queue %u stops: %s", q->qid, strerror(-r));
 			return;
@@ -211,6 +244,11 @@ static void serve_entry(struct worker *q)
 			io_uring_cqe_seen(&q->ring, cqe);
 			if (!complete(q, tag, res))
 				return;
+		}
+		spin_until = 0;
+		if (spin_ns) {
+			atomic_store(&q->pool->spinner[q->qid], q);
+			spin_until = loop_now_ns() + spin_ns;
 		}
 	}
 }
@@ -364,6 +402,7 @@ static void free_pool(struct pool *p)
 	for (unsigned i = 0; i < p->n_threads; i++)
 		worker_free(&p->workers[i]);
 	free(p->workers);
+	free(p->spinner);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->start_cv);
 	free(p);
@@ -382,7 +421,8 @@ int uring_prepare(struct fuse_session *se, int dev_fd, size_t payload_size)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->start_cv, NULL);
 	p->workers = calloc((size_t)n * URING_QUEUE_DEPTH, sizeof(*p->workers));
-	if (!p->workers) {
+	p->spinner = calloc((size_t)n, sizeof(*p->spinner));
+	if (!p->workers || !p->spinner) {
 		free_pool(p);
 		return -ENOMEM;
 	}

@@ -60,9 +60,9 @@ cpu_ticks() {
 	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
-# idle_costs_nothing: once the workload is over, the ring threads sleep in
-# the kernel (fs/uring.h). A thread that kept looking for requests would use
-# a whole CPU: 100 ticks a second.
+# idle_costs_nothing: once the workload is over, the ring threads' short
+# spin ends and they sleep in the kernel (fs/uring.h). A thread that kept
+# looking for requests would use a whole CPU: 100 ticks a second.
 idle_costs_nothing() {
 	sleep 0.5
 	local before after
