@@ -446,7 +446,7 @@ prepare_tools() {
 		rm -rf "$x"
 	fi
 	ln -s "$cache" "$tools/tree.tar"
-	[ "${QUICK:-0}" = 0 ] || seed_objects "$tools/seed"
+	[ "${QUICK:-0}" != 1 ] || seed_objects "$tools/seed"
 }
 
 # seed_objects DIR: a repository in DIR holding the tree's commit in one
@@ -540,7 +540,8 @@ write_report() {
 		echo "$build_files generated C files, $meta_files small files, $seq_size sequential, 4 KiB random I/O of $rand_io over $rand_file."
 		echo "Trees are Git working trees whose .git/hooks holds $hooks files (made before mounting, the same on every target), so oz0fs judges with at least $hooks protected objects."
 		echo "Runs are interleaved (each workload on every target in turn, order rotated each run); other builds shared the 2 cores, so expect noise."
-		[ "${QUICK:-0}" = 0 ] || echo "QUICK sizes run the groups one after another on one mount per target and run; the QUICK commit is made on the backing folder from packed objects, untimed."
+		[ "${QUICK:-0}" != 1 ] || echo "QUICK sizes run the groups one after another on one mount per target and run (so rss_meta is the peak over both, per inode of the whole tree); the QUICK commit is made on the backing folder from packed objects, untimed."
+		echo "Every git command runs with the benchmark's own identity and no global or system configuration."
 		share=$(sh "$here/report.sh" --judge "$1" "$order")
 		if [ -n "$share" ]; then
 			echo
